@@ -1,0 +1,69 @@
+# allocprof: build, boot and test harness. See README.md.
+#
+#   make run       build the profiling kernel, boot it, show the top allocation sites
+#   make test      the CI matrix: build + boot + KUnit + kselftests + boot tests + log scan
+#   make shell     boot to an interactive shell
+#   make tree      (re)create build/linux from the base + patches/
+#   make export    write the commits of build/linux back to patches/
+#   make check     checkpatch + series applies to base + every prefix builds
+#
+# Everything the harness makes lives under $(BUILD) (default ./build).
+
+BUILD ?= $(CURDIR)/build
+CONFIG ?= profiling
+CONFIGS ?= off profiling debug
+BISECT ?= 1
+
+# Passed to the scripts through the environment (empty = default).
+export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT
+
+S := $(CURDIR)/scripts
+
+.PHONY: all help deps tree kernel run shell test check check-fast bisect-check \
+	export export-check initramfs kselftests
+
+all: help
+
+help:
+	@sed -n '3,10p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+
+deps:
+	@$(S)/deps.sh all
+
+tree:
+	@$(S)/tree.sh sync
+
+export:
+	@$(S)/tree.sh export
+
+export-check:
+	@$(S)/tree.sh export-check
+
+kernel:
+	@$(S)/tree.sh ensure
+	@$(S)/kernel.sh $(CONFIG)
+
+kselftests:
+	@$(S)/tree.sh ensure
+	@$(S)/kselftests.sh
+
+run:
+	@$(S)/run.sh run
+
+shell:
+	@$(S)/run.sh shell
+
+test:
+	@$(S)/test.sh
+
+check:
+	@$(S)/check.sh
+ifneq ($(BISECT),0)
+	@$(S)/bisect-check.sh
+endif
+
+check-fast:
+	@$(S)/check.sh
+
+bisect-check:
+	@$(S)/bisect-check.sh

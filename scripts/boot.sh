@@ -1,0 +1,112 @@
+#!/bin/bash
+# Boot a built kernel under QEMU (TCG) with the base initramfs of its config
+# plus a per-run cpio, keeping the whole serial log.
+#
+#   boot.sh CONFIG RUN_NAME RUNSCRIPT|-
+#
+# RUNSCRIPT becomes /etc/allocprof/run in the guest; "-" = none (the guest
+# starts an interactive shell: use with INTERACTIVE=1).
+# Log:    $BUILD/logs/CONFIG-RUN_NAME.log (the serial console, complete)
+# Status: $BUILD/logs/CONFIG-RUN_NAME.status (qemu_status, timed_out,
+#         seconds, timeout, guest_exit)
+# Environment: APPEND (user kernel parameters), BOOT_APPEND (from a boot
+# test header), OVERLAY, SMP (2), MEM (1G), TIMEOUT (seconds; default 600
+# for debug, 300 otherwise), ICOUNT=1 (-icount shift=0,sleep=off, one vCPU),
+# INTERACTIVE=1 (console on the terminal, no timeout).
+. "$(dirname "$0")/lib.sh"
+
+CONFIG=${1:?usage: boot.sh CONFIG RUN_NAME RUNSCRIPT|-}
+RUN=${2:?run name}
+SCRIPT=${3:?run script or -}
+OUT=$(out_dir "$CONFIG")
+LOG=$LOGS/$CONFIG-$RUN.log
+STATUS=$LOGS/$CONFIG-$RUN.status
+INITRD=$OUT/initrd-$RUN.cpio
+
+MEM=${MEM:-1G}
+if [[ ${ICOUNT:-0} == 1 ]]; then
+	SMP=1
+else
+	SMP=${SMP:-2}
+fi
+if [[ -z ${TIMEOUT:-} ]]; then
+	if [[ $CONFIG == debug ]]; then TIMEOUT=600; else TIMEOUT=300; fi
+fi
+
+kernel_release() { cat "$OUT/include/config/kernel.release"; }
+
+make_initrd() {
+	local envfile=$OUT/env-$RUN
+	{
+		echo "ALLOCPROF_CONFIG=$CONFIG"
+		echo "ALLOCPROF_RUN=$RUN"
+		echo "ALLOCPROF_RELEASE=$(kernel_release)"
+		echo "ALLOCPROF_SMP=$SMP"
+		echo "ALLOCPROF_MEM=$MEM"
+		echo "export ALLOCPROF_CONFIG ALLOCPROF_RUN ALLOCPROF_RELEASE ALLOCPROF_SMP ALLOCPROF_MEM"
+	} >"$envfile"
+	"$TOP/scripts/initramfs.sh" run "$INITRD.run" "$SCRIPT" "$envfile" "${OVERLAY:-}"
+	cat "$OUT/initramfs.cpio" "$INITRD.run" >"$INITRD"
+	rm -f "$INITRD.run" "$envfile"
+}
+
+qemu_cmd() {
+	local append="console=ttyS0 panic=-1 ${BOOT_APPEND:-} ${APPEND:-}"
+	QEMU=(qemu-system-x86_64 -machine q35 -cpu max -smp "$SMP" -m "$MEM"
+		-nodefaults -no-user-config -nographic -serial mon:stdio -no-reboot
+		-kernel "$OUT/arch/x86/boot/bzImage" -initrd "$INITRD"
+		-append "$(echo "$append" | tr -s ' ' | sed 's/ *$//')")
+	if [[ ${ICOUNT:-0} == 1 ]]; then
+		QEMU+=(-accel tcg,thread=single -icount shift=0,sleep=off)
+	else
+		QEMU+=(-accel tcg,thread=multi)
+	fi
+}
+
+# Runs QEMU with the timeout; always succeeds, the outcome goes to $STATUS.
+run_qemu() {
+	local start=$SECONDS status=0
+	timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null || status=$?
+	write_status "$status" "$((SECONDS - start))"
+}
+
+write_status() {
+	local status=$1 secs=$2 timed_out=0 guest
+	((status == 124 || status == 137)) && timed_out=1
+	guest=$(tr -d '\r' <"$LOG" | sed -n 's/^ALLOCPROF-EXIT \([0-9]*\)$/\1/p' | tail -n 1)
+	{
+		echo "qemu_status=$status"
+		echo "timed_out=$timed_out"
+		echo "seconds=$secs"
+		echo "timeout=$TIMEOUT"
+		echo "guest_exit=${guest:-none}"
+	} >"$STATUS"
+}
+
+main() {
+	[[ -f $OUT/arch/x86/boot/bzImage ]] || die "no kernel for '$CONFIG': make kernel CONFIG=$CONFIG"
+	[[ -f $OUT/initramfs.cpio ]] || die "no initramfs for '$CONFIG' (initramfs.sh base $CONFIG)"
+	[[ $SCRIPT == - || -f $SCRIPT ]] || die "no run script $SCRIPT"
+	make_initrd
+	qemu_cmd
+	: >"$LOG"
+	rm -f "$STATUS"
+	if [[ ${INTERACTIVE:-0} == 1 ]]; then
+		say "booting '$CONFIG' to a shell (serial log: $(show_path "$LOG"); Ctrl-A x quits QEMU)"
+		local status=0 start=$SECONDS
+		"${QEMU[@]}" | tee "$LOG" || status=$?
+		write_status "$status" "$((SECONDS - start))"
+	else
+		HEARTBEAT=${HEARTBEAT:-30} run_logged "booting '$CONFIG' for '$RUN' (timeout ${TIMEOUT}s)" "$LOG" run_qemu
+		# shellcheck disable=SC1090
+		. "$STATUS"
+		if ((timed_out)); then
+			say "TIMEOUT: '$CONFIG' run '$RUN' killed after ${TIMEOUT}s"
+		elif [[ $guest_exit == none ]]; then
+			say "'$CONFIG' run '$RUN' ended without ALLOCPROF-EXIT (qemu status $qemu_status): crash or panic?"
+		fi
+	fi
+	rm -f "$INITRD"
+}
+
+main

@@ -1,0 +1,101 @@
+#!/bin/bash
+# make check (without the bisect part):
+#   1. scripts/checkpatch.pl --strict (from $BUILD/linux) on every patch of
+#      patches/series: errors fail, warnings and checks are printed only;
+#   2. the series applies (git am, no fuzz) to the pristine base, in a
+#      separate worktree $BUILD/bisect, so $BUILD/linux is never touched.
+#
+#   check.sh               both
+#   check.sh --apply-only  only 2 (used by bisect-check.sh); the commit ids
+#                          go to $BUILD/bisect.commits, one per patch
+. "$(dirname "$0")/lib.sh"
+
+WORKTREE=$BUILD/bisect
+COMMITS=$BUILD/bisect.commits
+LOG=$LOGS/check.log
+
+series_patches() {
+	[[ -f $PATCHES/series ]] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$PATCHES/series"
+}
+
+checkpatch() {
+	local p n=0 errors=0 warnings=0 checks=0 out total
+	local -a bad=()
+	total=$(series_patches | wc -l)
+	if ((total == 0)); then
+		say "checkpatch: patches/series is empty, nothing to check"
+		return 0
+	fi
+	say "checkpatch --strict on $total patches"
+	while read -r p; do
+		n=$((n + 1))
+		out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --color=never "$PATCHES/$p" 2>&1) || true
+		echo "$out" >>"$LOG"
+		local e w c
+		read -r e w c < <(echo "$out" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p' | tail -n 1)
+		if [[ -z ${e:-} ]]; then
+			echo "$out" | tail -n 20
+			die "checkpatch gave no verdict for $p"
+		fi
+		errors=$((errors + e))
+		warnings=$((warnings + w))
+		checks=$((checks + c))
+		if ((e + w + c > 0)); then
+			echo "---- $p: $e errors, $w warnings, $c checks ----"
+			echo "$out" | grep -v '^total:\|^NOTE:\|^$\|has style problems' | sed 's/^/  /'
+		else
+			echo "  $p: clean"
+		fi
+		((e == 0)) || bad+=("$p")
+	done < <(series_patches)
+	say "checkpatch: $errors errors, $warnings warnings, $checks checks in $total patches"
+	((errors == 0)) || die "checkpatch errors in: ${bad[*]}"
+}
+
+ensure_worktree() {
+	if [[ -e $WORKTREE ]] && ! git -C "$WORKTREE" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		say "removing a stale worktree $(show_path "$WORKTREE")"
+		rm -rf "$WORKTREE"
+		git -C "$TREE" worktree prune
+	fi
+	if [[ ! -e $WORKTREE ]]; then
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$WORKTREE" base
+	fi
+}
+
+apply_in_worktree() {
+	local p n=0 total
+	total=$(series_patches | wc -l)
+	git -C "$WORKTREE" am --abort >/dev/null 2>&1 || true
+	git -C "$WORKTREE" checkout -q -f --detach base
+	git -C "$WORKTREE" clean -q -fdx
+	: >"$COMMITS.tmp"
+	while read -r p; do
+		n=$((n + 1))
+		[[ -f $PATCHES/$p ]] || die "patches/series lists $p but patches/$p does not exist"
+		if ! GIT_COMMITTER_NAME="allocprof base" GIT_COMMITTER_EMAIL=dev@allocprof.invalid \
+			git -C "$WORKTREE" am -q --committer-date-is-author-date "$PATCHES/$p" >>"$LOG" 2>&1; then
+			git -C "$WORKTREE" am --abort >>"$LOG" 2>&1 || true
+			show_log_tail "$LOG" 20
+			die "patch $n/$total patches/$p does not apply to the pristine base (git am)"
+		fi
+		echo "$(git -C "$WORKTREE" rev-parse HEAD) $p" >>"$COMMITS.tmp"
+	done < <(series_patches)
+	mv "$COMMITS.tmp" "$COMMITS"
+	say "the series ($total patches) applies to the pristine base"
+}
+
+main() {
+	: >"$LOG"
+	"$TOP/scripts/tree.sh" ensure
+	if [[ ${1:-} != --apply-only ]]; then
+		checkpatch
+	fi
+	say "applying the series to the base in $(show_path "$WORKTREE") (log: $(show_path "$LOG"))"
+	ensure_worktree
+	apply_in_worktree
+}
+
+main "$@"

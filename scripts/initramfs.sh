@@ -1,0 +1,79 @@
+#!/bin/bash
+# Guest initramfs.
+#
+#   initramfs.sh base CONFIG [--kselftests]
+#       $BUILD/out/CONFIG/initramfs.cpio: busybox, /init, the helpers
+#       (/etc/allocprof/ktap.sh, /opt/allocprof/bin/*), the modules of
+#       CONFIG (from its modroot) and, with --kselftests, the kselftests
+#       built by kselftests.sh (/kselftest/<target>/).
+#   initramfs.sh run OUTPUT RUNSCRIPT|- ENVFILE [OVERLAY_DIR]
+#       a second cpio with /etc/allocprof/run (unless "-"), the env file
+#       /etc/allocprof/env and the overlay directory, appended by boot.sh.
+. "$(dirname "$0")/lib.sh"
+
+GUEST=$TOP/scripts/guest
+BUSYBOX=/bin/busybox
+
+stage_common() {
+	local root=$1 d
+	for d in bin sbin usr/bin usr/sbin etc/allocprof opt/allocprof/bin \
+		proc sys dev tmp run root lib/modules kselftest; do
+		mkdir -p "$root/$d"
+	done
+	chmod 1777 "$root/tmp"
+	ldd "$BUSYBOX" 2>&1 | grep -q 'not a dynamic' ||
+		die "$BUSYBOX is not static (install busybox-static)"
+	install -m 0755 "$BUSYBOX" "$root/bin/busybox"
+	install -m 0755 "$GUEST/init" "$root/init"
+	install -m 0644 "$GUEST/ktap.sh" "$root/etc/allocprof/ktap.sh"
+	install -m 0755 "$GUEST/ksft-run" "$GUEST/allocinfo-top" "$root/opt/allocprof/bin/"
+	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+}
+
+make_base() {
+	local config=$1 with_ksft=${2:-} out stage
+	out=$(out_dir "$config")
+	[[ -d $out/modroot ]] || die "no modroot for '$config': build the kernel first (make kernel CONFIG=$config)"
+	stage=$out/initramfs.stage
+	rm -rf "$stage"
+	mkdir -p "$stage/common" "$stage/ksft"
+	stage_common "$stage/common"
+	local -a dirs=("$stage/common" "$out/modroot")
+	if [[ $with_ksft == --kselftests && -d $BUILD/out/kselftest/install ]]; then
+		cp -a "$BUILD/out/kselftest/install/." "$stage/ksft/"
+		dirs+=("$stage/ksft")
+	fi
+	"$TOP/scripts/mkcpio.py" "$out/initramfs.cpio" --node /dev/console:c:5:1:600 \
+		--node /dev/null:c:1:3:666 --node /dev/ttyS0:c:4:64:600 "${dirs[@]}"
+	rm -rf "$stage"
+}
+
+make_run() {
+	local output=$1 script=$2 envfile=$3 overlay=${4:-} stage
+	stage=$output.stage
+	rm -rf "$stage"
+	mkdir -p "$stage/etc/allocprof"
+	[[ $script == - ]] || install -m 0755 "$script" "$stage/etc/allocprof/run"
+	install -m 0644 "$envfile" "$stage/etc/allocprof/env"
+	local -a dirs=()
+	if [[ -n $overlay ]]; then
+		[[ -d $overlay ]] || die "OVERLAY=$overlay is not a directory"
+		dirs+=("$overlay")
+	fi
+	dirs+=("$stage")
+	"$TOP/scripts/mkcpio.py" "$output" "${dirs[@]}"
+	rm -rf "$stage"
+}
+
+case ${1:-} in
+base)
+	shift
+	make_base "$@"
+	;;
+run)
+	shift
+	make_run "$@"
+	;;
+*) die "usage: $0 base CONFIG [--kselftests] | run OUTPUT RUNSCRIPT|- ENVFILE [OVERLAY]" ;;
+esac

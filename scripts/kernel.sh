@@ -1,0 +1,96 @@
+#!/bin/bash
+# Configure and build one kernel config: bzImage, modules, modroot.
+#
+#   kernel.sh NAME        build $BUILD/out/NAME from $BUILD/linux
+#
+# Config = allnoconfig + merge_config.sh -m of configs/base.config, the
+# fragments NAME.config includes (a line "# include: other.config"), and
+# configs/NAME.config; then olddefconfig; then every requested option is
+# verified in the final .config.
+#
+# Environment (used by bisect-check): SRC (source tree, default $BUILD/linux),
+# OUT (O= dir, default $BUILD/out/NAME), VERIFY=warn (report dropped options
+# without failing), LOGNAME_SUFFIX (log file name part, default NAME),
+# NO_MODROOT=1 (skip modules_install).
+. "$(dirname "$0")/lib.sh"
+
+NAME=${1:?usage: kernel.sh CONFIG_NAME}
+SRC=${SRC:-$TREE}
+OUT=${OUT:-$(out_dir "$NAME")}
+VERIFY=${VERIFY:-strict}
+LOG=$LOGS/build-${LOGNAME_SUFFIX:-$NAME}.log
+
+if command -v ccache >/dev/null; then
+	KCC="ccache gcc"
+else
+	KCC=gcc
+fi
+
+# Fragments for NAME, in merge order: base, includes (recursively), NAME.
+resolve_fragments() {
+	local name=$1 file inc
+	file=$(config_file "$name")
+	[[ -f $file ]] || die "no config fragment $(show_path "$file") (configs: $(cd "$TOP/configs" && ls -- *.config | sed 's/\.config$//' | tr '\n' ' '))"
+	for inc in $(sed -n 's/^#[[:space:]]*include:[[:space:]]*\([^[:space:]]*\)\.config.*/\1/p' "$file"); do
+		resolve_fragments "$inc"
+	done
+	printf '%s\n' "$file"
+}
+
+fragments_for() {
+	{
+		config_file base
+		resolve_fragments "$1"
+	} | awk '!seen[$0]++'
+}
+
+kmake() {
+	make -C "$SRC" O="$OUT" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" LOCALVERSION= \
+		KBUILD_BUILD_USER=allocprof KBUILD_BUILD_HOST=allocprof "$@"
+}
+
+# allnoconfig + fragments + olddefconfig. Leaves .config untouched (mtime
+# included) when the result is the same, so nothing is rebuilt for it.
+configure() {
+	local -a frags
+	mapfile -t frags < <(fragments_for "$NAME")
+	mkdir -p "$OUT"
+	[[ -f $OUT/.config ]] && cp -p "$OUT/.config" "$OUT/.config.allocprof-prev"
+	kmake -s allnoconfig
+	echo "merging: ${frags[*]}"
+	(cd "$OUT" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" "$OUT/.config" "${frags[@]}")
+	kmake -s olddefconfig
+	if [[ -f $OUT/.config.allocprof-prev ]]; then
+		if cmp -s "$OUT/.config" "$OUT/.config.allocprof-prev"; then
+			mv "$OUT/.config.allocprof-prev" "$OUT/.config"
+		else
+			rm -f "$OUT/.config.allocprof-prev"
+		fi
+	fi
+	if [[ $VERIFY == warn ]]; then
+		"$TOP/scripts/kconfig-verify.py" --warn "$OUT/.config" "${frags[@]}"
+	else
+		"$TOP/scripts/kconfig-verify.py" "$OUT/.config" "${frags[@]}"
+	fi
+}
+
+build() {
+	kmake -j"$NPROC" bzImage modules
+}
+
+install_modules() {
+	rm -rf "$OUT/modroot"
+	kmake -s INSTALL_MOD_PATH="$OUT/modroot" INSTALL_MOD_STRIP=1 modules_install
+}
+
+main() {
+	[[ -d $SRC/.git || -f $SRC/.git ]] || die "no kernel tree at $(show_path "$SRC"): run 'make tree'"
+	: >"$LOG"
+	local start=$SECONDS
+	run_logged "configuring kernel '$NAME'" "$LOG" configure
+	run_logged "building kernel '$NAME' with $KCC -j$NPROC" "$LOG" build
+	[[ -n ${NO_MODROOT:-} ]] || run_logged "installing modules of '$NAME'" "$LOG" install_modules
+	say "kernel '$NAME' $(cat "$OUT/include/config/kernel.release") ready in $(fmt_secs $((SECONDS - start))): $(show_path "$OUT/arch/x86/boot/bzImage")"
+}
+
+main

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Build the kselftest targets listed in tests/kselftests, statically, from
+# $BUILD/linux, and install them for the guest:
+#   $BUILD/out/kselftest/install/kselftest/<target>/   (-> /kselftest/<target>/)
+#   .../<target>/tests.list    the programs to run (from kselftest-list.txt)
+#   $BUILD/out/kselftest/targets   the targets installed, one per line
+# Builds out of tree (O=$BUILD/out/kselftest), so the source tree stays clean.
+. "$(dirname "$0")/lib.sh"
+
+LIST=$TOP/tests/kselftests
+KOUT=$BUILD/out/kselftest
+INSTALL=$KOUT/install
+LOG=$LOGS/build-kselftests.log
+
+wanted_targets() {
+	[[ -f $LIST ]] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$LIST"
+}
+
+build_headers() {
+	make -C "$TREE" O="$KOUT" ARCH=x86_64 -s headers
+}
+
+build_target() {
+	local t=$1 stage=$KOUT/stage-$1
+	rm -rf "$stage"
+	make -C "$TREE/tools/testing/selftests" O="$KOUT" ARCH=x86_64 \
+		CC="gcc -static" TARGETS="$t" KSFT_INSTALL_PATH="$stage" install
+	[[ -d $stage/$t ]] || {
+		echo "kselftest target $t installed nothing"
+		return 1
+	}
+	mkdir -p "$INSTALL/kselftest"
+	mv "$stage/$t" "$INSTALL/kselftest/$t"
+	sed -n "s|^$t:||p" "$stage/kselftest-list.txt" >"$INSTALL/kselftest/$t/tests.list"
+	rm -rf "$stage"
+	echo "$t: $(wc -l <"$INSTALL/kselftest/$t/tests.list") program(s): $(tr '\n' ' ' <"$INSTALL/kselftest/$t/tests.list")"
+}
+
+main() {
+	local t
+	local -a present=()
+	: >"$LOG"
+	rm -rf "$INSTALL"
+	mkdir -p "$INSTALL"
+	: >"$KOUT/targets"
+	while read -r t; do
+		if [[ -d $TREE/tools/testing/selftests/$t ]]; then
+			present+=("$t")
+		else
+			say "kselftest target '$t' is not in the tree (yet): skipped" | tee -a "$LOG"
+		fi
+	done < <(wanted_targets)
+	((${#present[@]} > 0)) || return 0
+	run_logged "installing kernel headers for the kselftests" "$LOG" build_headers
+	for t in "${present[@]}"; do
+		run_logged "building kselftest '$t' (static)" "$LOG" build_target "$t"
+		echo "$t" >>"$KOUT/targets"
+	done
+}
+
+main

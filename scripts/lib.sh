@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# Common helpers for the allocprof harness. Source this from every script:
+#   . "$(dirname "$0")/lib.sh"
+# Environment: BUILD (default <repo>/build), set by the Makefile.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+mkdir -p "$BUILD"
+BUILD=$(cd "$BUILD" && pwd)
+LOGS=$BUILD/logs
+TREE=$BUILD/linux
+PATCHES=$TOP/patches
+mkdir -p "$LOGS"
+
+# The outer make's variables (CONFIG=, BUILD=, ...) must not leak into the
+# kernel's own make through MAKEFLAGS.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
+
+NPROC=$(nproc)
+
+now() { date +%H:%M:%S; }
+
+# Print a progress/info line: [hh:mm:ss] message
+say() { printf '[%s] %s\n' "$(now)" "$*"; }
+
+warn() { printf '[%s] WARNING: %s\n' "$(now)" "$*" >&2; }
+
+die() {
+	printf '[%s] ERROR: %s\n' "$(now)" "$*" >&2
+	exit 1
+}
+
+# Loud banner for things a human must not miss.
+loud() {
+	local line='!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!'
+	printf '%s\n' "$line" >&2
+	printf '!!! %s\n' "$@" >&2
+	printf '%s\n' "$line" >&2
+}
+
+# Shorten an absolute path for display (relative to the current directory).
+show_path() {
+	local p=$1
+	case $p in
+	"$PWD"/*) printf '%s' "${p#"$PWD"/}" ;;
+	*) printf '%s' "$p" ;;
+	esac
+}
+
+# Seconds -> "1m05s"
+fmt_secs() {
+	local s=$1
+	if ((s >= 60)); then
+		printf '%dm%02ds' $((s / 60)) $((s % 60))
+	else
+		printf '%ds' "$s"
+	fi
+}
+
+# Print the last lines of a log file, indented, after a failure.
+show_log_tail() {
+	local log=$1 n=${2:-40}
+	printf -- '---- last %d lines of %s ----\n' "$n" "$(show_path "$log")" >&2
+	tail -n "$n" "$log" | sed 's/^/  | /' >&2 || true
+	printf -- '---- end of %s ----\n' "$(show_path "$log")" >&2
+}
+
+# run_logged DESCRIPTION LOGFILE COMMAND...
+# Runs COMMAND with all output appended to LOGFILE, prints a start line, a
+# heartbeat every HEARTBEAT seconds (default 30) and an end line with the
+# elapsed time. On failure prints the tail of the log and exits the script
+# (never call it as "run_logged ... || x": bash would then ignore set -e
+# inside COMMAND).
+run_logged() {
+	local desc=$1 log=$2
+	shift 2
+	local beat=${HEARTBEAT:-30}
+	local start pid status=0 next
+	mkdir -p "$(dirname "$log")"
+	say "$desc (log: $(show_path "$log"))"
+	start=$SECONDS
+	next=$((start + beat))
+	"$@" >>"$log" 2>&1 </dev/null &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		if ((SECONDS >= next)) && kill -0 "$pid" 2>/dev/null; then
+			say "  ... still $desc: $(fmt_secs $((SECONDS - start))), log has $(wc -l <"$log") lines"
+			next=$((SECONDS + beat))
+		fi
+	done
+	wait "$pid" || status=$?
+	if ((status != 0)); then
+		say "FAILED: $desc after $(fmt_secs $((SECONDS - start))) (exit $status)"
+		show_log_tail "$log" 40
+		die "$desc failed (full log: $(show_path "$log"))"
+	fi
+	say "done: $desc ($(fmt_secs $((SECONDS - start))))"
+}
+
+# Run a command as root (directly, or through sudo when not root).
+as_root() {
+	if ((EUID == 0)); then
+		"$@"
+	else
+		sudo "$@"
+	fi
+}
+
+# Names of the configs: base.config is merged into every one of them.
+config_file() { printf '%s/configs/%s.config\n' "$TOP" "$1"; }
+
+out_dir() { printf '%s/out/%s\n' "$BUILD" "$1"; }

@@ -1,0 +1,100 @@
+#!/bin/bash
+# make test: for each config of CONFIGS (default: off profiling debug) build
+# the kernel, boot the main test boot (KUnit at boot + kselftests) and every
+# boot test of tests/boot/ meant for that config, then report one line per
+# test and "N passed, N failed, N skipped" last. Exit 1 on any failure.
+. "$(dirname "$0")/lib.sh"
+
+CONFIGS=${CONFIGS:-off profiling debug}
+MANIFEST=$LOGS/test-manifest.tsv
+SUMMARY=$LOGS/test-summary.txt
+
+manifest() {
+	local IFS=$'\t'
+	echo "$*" >>"$MANIFEST"
+}
+
+# A setup failure before any config could run still ends with the count line.
+setup_failed() {
+	echo "all: $1: FAIL"
+	echo "0 passed, 1 failed, 0 skipped" | tee "$SUMMARY"
+	exit 1
+}
+
+config_has() { grep -q "^$2\$" "$(out_dir "$1")/.config"; }
+
+wants_config() {
+	local config=$1 c
+	for c in $2; do
+		[[ $c == all || $c == "$config" ]] && return 0
+	done
+	return 1
+}
+
+main_boot() {
+	local config=$1 script kunit=0 targets
+	script=$(out_dir "$config")/run-main.sh
+	cat >"$script" <<-'EOS'
+		# main test boot: KUnit ran at boot; now the kselftests
+		ksft-run
+	EOS
+	config_has "$config" CONFIG_KUNIT=y && kunit=1
+	targets=$(paste -sd, "$BUILD/out/kselftest/targets" 2>/dev/null || true)
+	BOOT_APPEND="" "$TOP/scripts/boot.sh" "$config" main "$script"
+	manifest "$config" main main "$LOGS/$config-main.log" "$LOGS/$config-main.status" \
+		"$kunit" "${targets:--}"
+}
+
+boot_tests() {
+	local config=$1 script name no_kunit=""
+	config_has "$config" CONFIG_KUNIT=y && no_kunit="kunit.enable=0"
+	for script in "$TOP"/tests/boot/*.sh; do
+		[[ -e $script ]] || continue
+		name=$(basename "$script" .sh)
+		[[ $name == main || $name == run || $name == shell ]] &&
+			die "tests/boot/$name.sh: the names main, run and shell are reserved"
+		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT=""
+		eval "$("$TOP/scripts/report.py" header "$script")"
+		wants_config "$config" "$CONFIGS" || continue
+		BOOT_APPEND="$no_kunit $BOOT_APPEND" TIMEOUT=${USER_TIMEOUT:-${HEADER_TIMEOUT:-}} \
+			"$TOP/scripts/boot.sh" "$config" "$name" "$script"
+		manifest "$config" boot "$name" "$LOGS/$config-$name.log" "$LOGS/$config-$name.status" "$script"
+	done
+}
+
+test_config() {
+	local config=$1 start=$SECONDS
+	say "==== config '$config' ===="
+	if ! "$TOP/scripts/kernel.sh" "$config"; then
+		manifest "$config" build "$LOGS/build-$config.log" fail
+		return
+	fi
+	manifest "$config" build "$LOGS/build-$config.log" ok
+	"$TOP/scripts/initramfs.sh" base "$config" --kselftests
+	main_boot "$config"
+	boot_tests "$config"
+	say "==== config '$config' done in $(fmt_secs $((SECONDS - start))) ===="
+}
+
+main() {
+	local start=$SECONDS config
+	USER_TIMEOUT=${TIMEOUT:-}
+	unset TIMEOUT
+	: >"$MANIFEST"
+	"$TOP/scripts/tree.sh" ensure || setup_failed tree
+	if ! "$TOP/scripts/kselftests.sh"; then
+		setup_failed kselftests-build
+	fi
+	for config in $CONFIGS; do
+		[[ -f $(config_file "$config") ]] || setup_failed "config-$config (no configs/$config.config)"
+	done
+	for config in $CONFIGS; do
+		test_config "$config"
+	done
+	say "all boots done in $(fmt_secs $((SECONDS - start))); results (also in $(show_path "$SUMMARY")):"
+	local status=0
+	"$TOP/scripts/report.py" summary "$MANIFEST" "$SUMMARY" || status=$?
+	exit "$status"
+}
+
+main

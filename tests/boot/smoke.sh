@@ -1,0 +1,88 @@
+#!/bin/sh
+# CONFIGS: all
+#
+# Smoke test: the basics every config must get right. Runs as root in the
+# guest with /etc/allocprof/env (ALLOCPROF_RELEASE, ALLOCPROF_SMP, ...).
+#
+# Header lines the harness reads (see README.md):
+#   CONFIGS: configs to boot this test in ("all" = every config)
+#   APPEND: extra kernel parameters    ALLOW-LOG: regex of log lines to allow
+#   TIMEOUT: seconds for this boot
+
+. /etc/allocprof/ktap.sh
+
+# Test modules that are cheap to load; the ones a config builds get loaded
+# and unloaded.
+SMOKE_MODULES="test_meminit test_free_pages"
+
+present_modules() {
+	for m in $SMOKE_MODULES; do
+		grep -q "/$m\.ko" "/lib/modules/$(uname -r)/modules.dep" 2>/dev/null && echo "$m"
+	done
+}
+
+check_mounts() {
+	for fs in "/proc proc" "/sys sysfs" "/dev devtmpfs" "/tmp tmpfs" \
+		"/sys/kernel/debug debugfs" "/sys/fs/cgroup cgroup2"; do
+		set -- $fs
+		grep -q " $1 $2 " /proc/mounts || { echo "$1 is not $2"; return 1; }
+	done
+}
+
+check_release() {
+	echo "running $(uname -r), built $ALLOCPROF_RELEASE"
+	[ "$(uname -r)" = "$ALLOCPROF_RELEASE" ]
+}
+
+check_cpus() {
+	online=$(grep -c '^processor' /proc/cpuinfo)
+	echo "online: $online ($(cat /sys/devices/system/cpu/online)), expected $ALLOCPROF_SMP"
+	[ "$online" = "$ALLOCPROF_SMP" ]
+}
+
+# 100 children that really execve() (their comm is "busybox", not "sh"),
+# sequentially and then all at once.
+check_fork_exec() {
+	n=0
+	for i in $(seq 100); do
+		c=$( (exec /bin/busybox cat /proc/self/comm))
+		[ "$c" = busybox ] && n=$((n + 1))
+	done
+	echo "sequential: $n/100 exec'd"
+	[ "$n" = 100 ] || return 1
+	mkdir -p /tmp/fe
+	for i in $(seq 100); do
+		(exec /bin/busybox sh -c "echo \$\$ >/tmp/fe/$i") &
+	done
+	wait
+	n=$(ls /tmp/fe | wc -l)
+	echo "parallel: $n/100 ran"
+	rm -rf /tmp/fe
+	[ "$n" = 100 ]
+}
+
+check_tmpfs() {
+	dd if=/dev/urandom of=/tmp/smoke.1 bs=64k count=64 2>/dev/null &&
+		cp /tmp/smoke.1 /tmp/smoke.2 &&
+		cmp /tmp/smoke.1 /tmp/smoke.2 &&
+		[ "$(wc -c </tmp/smoke.2)" -eq 4194304 ] &&
+		rm /tmp/smoke.1 /tmp/smoke.2
+}
+
+mods=$(present_modules)
+nmods=$(echo $mods | wc -w)
+[ "$nmods" -gt 0 ] || nmods=1
+ktap_plan $((6 + nmods))
+ktap_check "meminfo readable" grep -q '^MemTotal:' /proc/meminfo
+ktap_check "filesystems mounted" check_mounts
+ktap_check "uname -r is the built release" check_release
+ktap_check "$ALLOCPROF_SMP CPUs online" check_cpus
+ktap_check "fork and exec 100 processes" check_fork_exec
+ktap_check "tmpfs write and read back" check_tmpfs
+if [ -z "$mods" ]; then
+	ktap_skip "load and unload test modules" "no test module in this config"
+else
+	for m in $mods; do
+		ktap_check "load and unload $m" sh -c "modprobe $m && modprobe -r $m"
+	done
+fi
