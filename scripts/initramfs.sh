@@ -21,7 +21,7 @@ stage_common() {
 		mkdir -p "$root/$d"
 	done
 	chmod 1777 "$root/tmp"
-	ldd "$BUSYBOX" 2>&1 | grep -q 'not a dynamic' ||
+	[[ $(ldd "$BUSYBOX" 2>&1 || true) == *"not a dynamic"* ]] ||
 		die "$BUSYBOX is not static (install busybox-static)"
 	install -m 0755 "$BUSYBOX" "$root/bin/busybox"
 	install -m 0755 "$GUEST/init" "$root/init"

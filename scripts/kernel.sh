@@ -52,8 +52,7 @@ kmake() {
 # allnoconfig + fragments + olddefconfig. Leaves .config untouched (mtime
 # included) when the result is the same, so nothing is rebuilt for it.
 configure() {
-	local -a frags
-	mapfile -t frags < <(fragments_for "$NAME")
+	local -a frags=("${FRAGS[@]}")
 	mkdir -p "$OUT"
 	[[ -f $OUT/.config ]] && cp -p "$OUT/.config" "$OUT/.config.allocprof-prev"
 	kmake -s allnoconfig
@@ -72,6 +71,25 @@ configure() {
 	else
 		"$TOP/scripts/kconfig-verify.py" "$OUT/.config" "${frags[@]}"
 	fi
+	config_key >"$OUT/.allocprof-config-key"
+}
+
+# What the generated .config depends on: the fragments, the Kconfig files of
+# the tree (committed and not) and the compiler. Plus the .config itself, so
+# a hand-edited .config is regenerated.
+config_key() {
+	{
+		cat "${FRAGS[@]}"
+		git -C "$SRC" rev-parse HEAD^{tree}
+		git -C "$SRC" diff HEAD -- ':(glob)**/Kconfig*' ':(glob)Kconfig*'
+		gcc --version | head -n 1
+		sha256sum <"$OUT/.config"
+	} 2>&1 | sha256sum | cut -d' ' -f1
+}
+
+config_is_current() {
+	[[ -f $OUT/.config && -f $OUT/.allocprof-config-key ]] &&
+		[[ $(config_key) == "$(cat "$OUT/.allocprof-config-key")" ]]
 }
 
 build() {
@@ -83,11 +101,27 @@ install_modules() {
 	kmake -s INSTALL_MOD_PATH="$OUT/modroot" INSTALL_MOD_STRIP=1 modules_install
 }
 
+# One build per O= dir at a time: a second make in the same dir corrupts both.
+lock_out_dir() {
+	mkdir -p "$OUT"
+	exec 9>"$OUT/.allocprof-lock"
+	if ! flock -n 9; then
+		say "another build of '$NAME' is running in $(show_path "$OUT"): waiting for it"
+		flock 9
+	fi
+}
+
 main() {
 	[[ -d $SRC/.git || -f $SRC/.git ]] || die "no kernel tree at $(show_path "$SRC"): run 'make tree'"
+	lock_out_dir
 	: >"$LOG"
 	local start=$SECONDS
-	run_logged "configuring kernel '$NAME'" "$LOG" configure
+	mapfile -t FRAGS < <(fragments_for "$NAME")
+	if config_is_current; then
+		say "kernel config '$NAME' is up to date (configs/ and Kconfig unchanged)"
+	else
+		run_logged "configuring kernel '$NAME'" "$LOG" configure
+	fi
 	run_logged "building kernel '$NAME' with $KCC -j$NPROC" "$LOG" build
 	[[ -n ${NO_MODROOT:-} ]] || run_logged "installing modules of '$NAME'" "$LOG" install_modules
 	say "kernel '$NAME' $(cat "$OUT/include/config/kernel.release") ready in $(fmt_secs $((SECONDS - start))): $(show_path "$OUT/arch/x86/boot/bzImage")"

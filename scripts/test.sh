@@ -40,7 +40,7 @@ main_boot() {
 	EOS
 	config_has "$config" CONFIG_KUNIT=y && kunit=1
 	targets=$(paste -sd, "$BUILD/out/kselftest/targets" 2>/dev/null || true)
-	BOOT_APPEND="" "$TOP/scripts/boot.sh" "$config" main "$script"
+	BOOT_APPEND="" TIMEOUT=${USER_TIMEOUT:-} "$TOP/scripts/boot.sh" "$config" main "$script"
 	manifest "$config" main main "$LOGS/$config-main.log" "$LOGS/$config-main.status" \
 		"$kunit" "${targets:--}"
 }

@@ -175,10 +175,13 @@ apply_series() {
 	local start=$SECONDS
 	while read -r p; do
 		n=$((n + 1))
+		local before
+		before=$(wc -l <"$TREELOG" 2>/dev/null || echo 0)
 		if ! GIT_COMMITTER_NAME=$FIXED_NAME GIT_COMMITTER_EMAIL=$FIXED_EMAIL \
 			git_tree am -q --committer-date-is-author-date "$PATCHES/$p" >>"$TREELOG" 2>&1; then
 			git_tree am --abort >>"$TREELOG" 2>&1 || true
-			show_log_tail "$TREELOG" 25
+			echo "---- git am $p ----" >&2
+			tail -n +$((before + 1)) "$TREELOG" | head -n 30 | sed 's/^/  | /' >&2
 			die "patch $n/$total patches/$p does not apply to linux-source-6.1 $(tree_base_version) (git am failed; tree left at the previous patch)"
 		fi
 		remember commits "$(git_tree rev-parse HEAD)"
@@ -187,9 +190,14 @@ apply_series() {
 	say "done: applied $total patches ($(fmt_secs $((SECONDS - start))))"
 }
 
+# Keep the old HEAD reachable before a reset, unless every commit on it was
+# applied from patches/ by the harness (nothing to lose then).
 backup_head() {
-	local ref
-	[[ $(git_tree rev-parse HEAD) == $(git_tree rev-parse base) ]] && return 0
+	local ref c all_known=1
+	while read -r c; do
+		known commits "$c" || all_known=0
+	done < <(git_tree rev-list base..HEAD)
+	((all_known)) && return 0
 	ref=refs/allocprof/backup/$(date +%Y%m%d-%H%M%S)
 	git_tree update-ref "$ref" HEAD
 	say "previous HEAD saved as $ref"
@@ -331,7 +339,7 @@ do_export_check() {
 	if ((MATCHES)); then
 		echo "patches/ is up to date"
 	else
-		echo "patches/ is up to date (the tree is behind patches/: 'make tree' updates it)"
+		echo "patches/ is up to date (the tree is behind or differs from patches/: 'make tree' updates it)"
 	fi
 }
 
