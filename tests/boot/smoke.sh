@@ -4,10 +4,8 @@
 # Smoke test: the basics every config must get right. Runs as root in the
 # guest with /etc/allocprof/env (ALLOCPROF_RELEASE, ALLOCPROF_SMP, ...).
 #
-# Header lines the harness reads (see README.md):
-#   CONFIGS: configs to boot this test in ("all" = every config)
-#   APPEND: extra kernel parameters    ALLOW-LOG: regex of log lines to allow
-#   TIMEOUT: seconds for this boot
+# The "# CONFIGS:" line above is a header the harness reads; see README.md
+# for the others (APPEND, ALLOW-LOG, TIMEOUT).
 
 . /etc/allocprof/ktap.sh
 
