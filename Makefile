@@ -15,7 +15,7 @@ CONFIGS ?= off profiling debug
 BISECT ?= 1
 
 # Passed to the scripts through the environment (empty = default).
-export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT
+export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS
 
 S := $(CURDIR)/scripts
 

@@ -32,6 +32,8 @@ fi
 if [[ -z ${TIMEOUT:-} ]]; then
 	if [[ $CONFIG == debug ]]; then TIMEOUT=600; else TIMEOUT=300; fi
 fi
+[[ $TIMEOUT =~ ^[0-9]+$ ]] || die "TIMEOUT=$TIMEOUT is not a number of seconds"
+[[ $SMP =~ ^[0-9]+$ ]] || die "SMP=$SMP is not a number"
 
 kernel_release() { cat "$OUT/include/config/kernel.release"; }
 

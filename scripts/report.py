@@ -378,25 +378,33 @@ def report_boot_test(rep, config, run, lines, log, status):
                  log, excerpt_around(lines, end, 20, 0) if end is not None else None)
 
 
+HEADER_LINE = re.compile(r'^# (CONFIGS|APPEND|ALLOW-LOG|TIMEOUT): ?(.*?)\s*$')
+
+
 def read_header(script):
+    """The '# KEY: value' lines of the leading comment block of a boot test."""
     hdr = {'allow': [], 'append': [], 'configs': [], 'timeout': None}
-    try:
-        with open(script) as f:
-            for line in f:
-                m = re.match(r'^#\s*(CONFIGS|APPEND|ALLOW-LOG|TIMEOUT):\s*(.*?)\s*$', line)
-                if not m:
-                    continue
-                key, val = m.groups()
-                if key == 'ALLOW-LOG':
-                    hdr['allow'].append(re.compile(val))
-                elif key == 'APPEND':
-                    hdr['append'].append(val)
-                elif key == 'CONFIGS':
-                    hdr['configs'].extend(val.split())
-                else:
-                    hdr['timeout'] = val
-    except OSError:
-        pass
+    with open(script) as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip('\n')
+            if line.startswith('#!') and number == 1:
+                continue
+            if not line.startswith('#') and line.strip():
+                break  # the header ends at the first line of code
+            m = HEADER_LINE.match(line)
+            if not m:
+                continue
+            key, val = m.groups()
+            if key == 'ALLOW-LOG':
+                hdr['allow'].append(re.compile(val))
+            elif key == 'APPEND':
+                hdr['append'].append(val)
+            elif key == 'CONFIGS':
+                hdr['configs'].extend(val.split())
+            elif not val.isdigit():
+                raise SystemExit(f'{script}:{number}: TIMEOUT must be a number of seconds')
+            else:
+                hdr['timeout'] = val
     return hdr
 
 

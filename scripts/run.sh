@@ -15,8 +15,8 @@ CONFIG=${CONFIG:-profiling}
 prepare() {
 	"$TOP/scripts/tree.sh" ensure
 	"$TOP/scripts/kernel.sh" "$CONFIG"
-	say "making the initramfs of '$CONFIG'"
-	"$TOP/scripts/initramfs.sh" base "$CONFIG"
+	run_logged "making the initramfs of '$CONFIG'" "$LOGS/initramfs-$CONFIG.log" \
+		"$TOP/scripts/initramfs.sh" base "$CONFIG"
 }
 
 run_script() {

@@ -3,6 +3,7 @@
 # the kernel, boot the main test boot (KUnit at boot + kselftests) and every
 # boot test of tests/boot/ meant for that config, then report one line per
 # test and "N passed, N failed, N skipped" last. Exit 1 on any failure.
+# BOOT_TESTS="smoke ..." restricts the boot tests to these names.
 . "$(dirname "$0")/lib.sh"
 
 CONFIGS=${CONFIGS:-off profiling debug}
@@ -22,6 +23,12 @@ setup_failed() {
 }
 
 config_has() { grep -q "^$2\$" "$(out_dir "$1")/.config"; }
+
+# BOOT_TESTS="a b": run only these boot tests (names without .sh).
+selected() {
+	[[ -z ${BOOT_TESTS:-} ]] && return 0
+	[[ " $BOOT_TESTS " == *" $1 "* ]]
+}
 
 wants_config() {
 	local config=$1 c
@@ -51,10 +58,13 @@ boot_tests() {
 	for script in "$TOP"/tests/boot/*.sh; do
 		[[ -e $script ]] || continue
 		name=$(basename "$script" .sh)
+		selected "$name" || continue
 		[[ $name == main || $name == run || $name == shell ]] &&
 			die "tests/boot/$name.sh: the names main, run and shell are reserved"
-		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT=""
-		eval "$("$TOP/scripts/report.py" header "$script")"
+		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT="" header
+		header=$("$TOP/scripts/report.py" header "$script") ||
+			die "tests/boot/$name.sh: bad header"
+		eval "$header"
 		wants_config "$config" "$CONFIGS" || continue
 		BOOT_APPEND="$no_kunit $BOOT_APPEND" TIMEOUT=${USER_TIMEOUT:-${HEADER_TIMEOUT:-}} \
 			"$TOP/scripts/boot.sh" "$config" "$name" "$script"
@@ -70,7 +80,8 @@ test_config() {
 		return
 	fi
 	manifest "$config" build "$LOGS/build-$config.log" ok
-	"$TOP/scripts/initramfs.sh" base "$config" --kselftests
+	run_logged "making the initramfs of '$config' (with kselftests)" "$LOGS/initramfs-$config.log" \
+		"$TOP/scripts/initramfs.sh" base "$config" --kselftests
 	main_boot "$config"
 	boot_tests "$config"
 	say "==== config '$config' done in $(fmt_secs $((SECONDS - start))) ===="
