@@ -3,8 +3,8 @@
 #
 #   initramfs.sh base CONFIG [--kselftests]
 #       $BUILD/out/CONFIG/initramfs.cpio: busybox, /init, the helpers
-#       (/etc/allocprof/ktap.sh, /opt/allocprof/bin/*), tests/boot/ as
-#       /etc/allocprof/tests/, the modules of
+#       (/etc/allocprof/ktap.sh, /opt/allocprof/bin/*), the boot test
+#       libraries (tests/boot/lib/*.sh -> /etc/allocprof/lib/), the modules of
 #       CONFIG (from its modroot) and, with --kselftests, the kselftests
 #       built by kselftests.sh (/kselftest/<target>/).
 #   initramfs.sh run OUTPUT RUNSCRIPT|- ENVFILE [OVERLAY_DIR]
@@ -27,13 +27,14 @@ stage_common() {
 	install -m 0755 "$BUSYBOX" "$root/bin/busybox"
 	install -m 0755 "$GUEST/init" "$root/init"
 	install -m 0644 "$GUEST/ktap.sh" "$root/etc/allocprof/ktap.sh"
-	# Shell libraries shared by boot tests: /etc/allocprof/lib/*.sh
-	mkdir -p "$root/etc/allocprof/lib"
-	install -m 0644 "$TOP"/tests/boot/lib/*.sh "$root/etc/allocprof/lib/"
 	install -m 0755 "$GUEST/ksft-run" "$GUEST/allocinfo-top" "$root/opt/allocprof/bin/"
-	# The boot tests and their shared code (tests/boot/lib/) at
-	# /etc/allocprof/tests/, so a test can source /etc/allocprof/tests/lib/x.sh.
-	cp -r "$TOP/tests/boot" "$root/etc/allocprof/tests"
+	# Shell libraries shared by boot tests: tests/boot/lib/*.sh at
+	# /etc/allocprof/lib/ (a test sources /etc/allocprof/lib/name.sh).
+	mkdir -p "$root/etc/allocprof/lib"
+	local lib
+	for lib in "$TOP"/tests/boot/lib/*.sh; do
+		[[ -e $lib ]] && install -m 0644 "$lib" "$root/etc/allocprof/lib/"
+	done
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 }
