@@ -1,0 +1,82 @@
+# Shared checks for the vm.mem_profiling boot parameter tests (busybox sh).
+# Sourced by tests/boot/mem-profiling-*.sh after /etc/allocprof/ktap.sh.
+
+SYSCTL=/proc/sys/vm/mem_profiling
+ALLOCINFO=/proc/allocinfo
+
+sysctl_is() {
+	v=$(cat $SYSCTL)
+	echo "vm.mem_profiling reads '$v', expected '$1'"
+	[ "$v" = "$1" ]
+}
+
+sysctl_write_fails() {
+	if echo "$1" > $SYSCTL; then
+		echo "writing '$1' succeeded"
+		return 1
+	fi
+	return 0
+}
+
+sysctl_write_ok() {
+	echo "$1" > $SYSCTL
+}
+
+# Bytes of page_ext the kernel reported at boot (0 if none allocated).
+page_ext_bytes() {
+	b=$(dmesg | sed -n 's/.*allocated \([0-9]*\) bytes of page_ext.*/\1/p' | head -1)
+	echo "${b:-0}"
+}
+
+page_ext_allocated() {
+	b=$(page_ext_bytes)
+	echo "page_ext: $b bytes"
+	[ "$b" -gt 0 ]
+}
+
+page_ext_none() {
+	b=$(page_ext_bytes)
+	echo "page_ext: $b bytes"
+	[ "$b" -eq 0 ]
+}
+
+# Sum of the bytes column of /proc/allocinfo.
+allocinfo_total() {
+	awk 'NR > 2 { s += $1 } END { printf "%d\n", s }' $ALLOCINFO
+}
+
+allocinfo_zero() {
+	t=$(allocinfo_total)
+	echo "allocinfo total: $t bytes"
+	[ "$t" -eq 0 ]
+}
+
+allocinfo_nonzero() {
+	t=$(allocinfo_total)
+	echo "allocinfo total: $t bytes"
+	[ "$t" -gt 0 ]
+}
+
+# "malformed" warned about exactly $1 times.
+malformed_warnings() {
+	n=$(dmesg | grep -c 'malformed sysctl.vm.mem_profiling')
+	echo "$n malformed-parameter warnings, expected $1"
+	[ "$n" -eq "$1" ]
+}
+
+# The kernel's generic sysctl.* handling must not complain about our value.
+no_sysctl_arg_errors() {
+	if dmesg | grep -i 'sysctl parameter.*mem_profiling'; then
+		return 1
+	fi
+	return 0
+}
+
+# Work that allocates pages: fork, exec, file data.
+make_allocations() {
+	for i in 1 2 3 4 5; do
+		dd if=/dev/zero of=/tmp/alloc.$i bs=4096 count=16 2>/dev/null
+		/bin/busybox true
+	done
+	rm -f /tmp/alloc.*
+}

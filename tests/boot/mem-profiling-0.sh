@@ -1,0 +1,17 @@
+#!/bin/sh
+# CONFIGS: profiling debug
+# APPEND: sysctl.vm.mem_profiling=0
+#
+# 0: off at boot, page_ext reserved, can be switched on at run time.
+. /etc/allocprof/ktap.sh
+. /etc/allocprof/lib/mem_profiling.sh
+
+ktap_plan 6
+ktap_check "0: sysctl reads 0" sysctl_is 0
+ktap_check "0: page_ext reserved for tags" page_ext_allocated
+make_allocations
+ktap_check "0: nothing accounted while off" allocinfo_zero
+ktap_check "0: switching on works" sysctl_write_ok 1
+make_allocations
+ktap_check "0: accounting after switching on" allocinfo_nonzero
+ktap_check "0: no sysctl.* boot errors" no_sysctl_arg_errors
