@@ -99,13 +99,12 @@ main() {
 		"${QEMU[@]}" | tee "$LOG" || status=$?
 		write_status "$status" "$((SECONDS - start))"
 	else
-		HEARTBEAT=${HEARTBEAT:-30} run_logged "booting '$CONFIG' for '$RUN' (timeout ${TIMEOUT}s)" "$LOG" run_qemu
-		# shellcheck disable=SC1090
-		. "$STATUS"
-		if ((timed_out)); then
+		run_logged "booting '$CONFIG' for '$RUN' (timeout ${TIMEOUT}s)" "$LOG" run_qemu
+		if [[ $(status_value "$STATUS" timed_out) == 1 ]]; then
 			say "TIMEOUT: '$CONFIG' run '$RUN' killed after ${TIMEOUT}s"
-		elif [[ $guest_exit == none ]]; then
-			say "'$CONFIG' run '$RUN' ended without ALLOCPROF-EXIT (qemu status $qemu_status): crash or panic?"
+		elif [[ $(status_value "$STATUS" guest_exit) == none ]]; then
+			say "'$CONFIG' run '$RUN' ended without ALLOCPROF-EXIT" \
+				"(qemu status $(status_value "$STATUS" qemu_status)): crash or panic?"
 		fi
 	fi
 	rm -f "$INITRD"

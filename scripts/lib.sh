@@ -112,4 +112,10 @@ as_root() {
 # Names of the configs: base.config is merged into every one of them.
 config_file() { printf '%s/configs/%s.config\n' "$TOP" "$1"; }
 
+# status_value FILE KEY: the value of a KEY=value line of a status file
+# (written by boot.sh), empty when absent.
+status_value() {
+	sed -n "s/^$2=//p" "$1" 2>/dev/null | tail -n 1
+}
+
 out_dir() { printf '%s/out/%s\n' "$BUILD" "$1"; }

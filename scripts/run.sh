@@ -50,20 +50,20 @@ report_kernel_problems() {
 
 do_run() {
 	local script=$BUILD/out/$CONFIG/run-cmd.sh log=$LOGS/$CONFIG-run.log
+	local status=$LOGS/$CONFIG-run.status guest_exit
 	prepare
 	run_script "$script"
 	"$TOP/scripts/boot.sh" "$CONFIG" run "$script"
-	# shellcheck disable=SC1090
-	. "$LOGS/$CONFIG-run.status"
+	guest_exit=$(status_value "$status" guest_exit)
 	echo "---- guest output ($CONFIG, $(cat "$BUILD/out/$CONFIG/include/config/kernel.release")) ----"
 	run_output "$log"
 	echo "---- end of guest output (serial log: $(show_path "$log")) ----"
 	report_kernel_problems "$log"
-	if ((timed_out)); then
+	if [[ $(status_value "$status" timed_out) == 1 ]]; then
 		show_log_tail "$log" 40
-		die "the guest did not finish within ${timeout}s (TIMEOUT=$timeout)"
+		die "the guest did not finish within $(status_value "$status" timeout)s (set TIMEOUT=seconds)"
 	fi
-	if [[ $guest_exit == none ]]; then
+	if [[ $guest_exit == none || -z $guest_exit ]]; then
 		show_log_tail "$log" 40
 		die "the guest never reported ALLOCPROF-EXIT (kernel crash or panic?)"
 	fi

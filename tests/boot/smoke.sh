@@ -68,7 +68,7 @@ check_tmpfs() {
 }
 
 mods=$(present_modules)
-nmods=$(echo $mods | wc -w)
+nmods=$(echo "$mods" | wc -w)
 [ "$nmods" -gt 0 ] || nmods=1
 ktap_plan $((6 + nmods))
 ktap_check "meminfo readable" grep -q '^MemTotal:' /proc/meminfo
