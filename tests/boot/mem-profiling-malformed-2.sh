@@ -2,13 +2,7 @@
 # CONFIGS: profiling debug
 # APPEND: sysctl.vm.mem_profiling=2
 #
-# A malformed value boots, warns once and falls back to the Kconfig default
-# (enabled in these configs).
+# Malformed boot parameter value: see check_malformed_boot.
 . /etc/allocprof/ktap.sh
 . /etc/allocprof/lib/mem_profiling.sh
-
-ktap_plan 4
-ktap_check "malformed '2': warned once" malformed_warnings 1
-ktap_check "malformed '2': default state (1)" sysctl_is 1
-ktap_check "malformed '2': page_ext reserved" page_ext_allocated
-ktap_check "malformed '2': no sysctl.* boot errors" no_sysctl_arg_errors
+check_malformed_boot '2'

@@ -80,3 +80,13 @@ make_allocations() {
 	done
 	rm -f /tmp/alloc.*
 }
+
+# The whole test of a boot with a malformed value $1: it boots, warns once
+# and falls back to the Kconfig default (enabled in the profiling configs).
+check_malformed_boot() {
+	ktap_plan 4
+	ktap_check "malformed '$1': warned once" malformed_warnings 1
+	ktap_check "malformed '$1': default state (1)" sysctl_is 1
+	ktap_check "malformed '$1': page_ext reserved" page_ext_allocated
+	ktap_check "malformed '$1': no sysctl.* boot errors" no_sysctl_arg_errors
+}
