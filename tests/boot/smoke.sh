@@ -1,11 +1,14 @@
 #!/bin/sh
 # CONFIGS: all
+# APPEND: init_on_alloc=1 init_on_free=1
 #
+# (test_meminit checks that heap and page memory comes zeroed: that holds
+# only with init_on_alloc/init_on_free, hence the APPEND.)
 # Smoke test: the basics every config must get right. Runs as root in the
 # guest with /etc/allocprof/env (ALLOCPROF_RELEASE, ALLOCPROF_SMP, ...).
 #
-# The "# CONFIGS:" line above is a header the harness reads; see README.md
-# for the others (APPEND, ALLOW-LOG, TIMEOUT).
+# The "# CONFIGS:" and "# APPEND:" lines above are headers the harness
+# reads; see README.md for the others (ALLOW-LOG, TIMEOUT).
 
 . /etc/allocprof/ktap.sh
 
