@@ -13,8 +13,8 @@
 . /etc/allocprof/ktap.sh
 
 # Test modules that are cheap to load; the ones a config builds get loaded
-# and unloaded.
-SMOKE_MODULES="test_meminit test_free_pages"
+# and unloaded. (Slow ones go to mm-selftests.sh.)
+SMOKE_MODULES="test_meminit"
 
 present_modules() {
 	for m in $SMOKE_MODULES; do
