@@ -80,7 +80,7 @@ configure() {
 config_key() {
 	{
 		cat "${FRAGS[@]}"
-		git -C "$SRC" rev-parse 'HEAD^{tree}'
+		git -C "$SRC" ls-files -s -- ':(glob)**/Kconfig*' ':(glob)Kconfig*'
 		git -C "$SRC" diff HEAD -- ':(glob)**/Kconfig*' ':(glob)Kconfig*'
 		gcc --version | head -n 1
 		sha256sum <"$OUT/.config"
