@@ -1,12 +1,13 @@
 #!/bin/bash
 # make check (without the bisect part):
-#   1. scripts/checkpatch.pl --strict (from $BUILD/linux) on every patch of
-#      patches/series: errors fail, warnings and checks are printed only;
-#   2. the series applies (git am, no fuzz) to the pristine base, in a
-#      separate worktree $BUILD/bisect, so $BUILD/linux is never touched.
+#   1. the series applies (git am, no fuzz) to the pristine base, in a
+#      separate worktree $BUILD/bisect of $BUILD/linux's repository (so
+#      $BUILD/linux itself is never touched);
+#   2. scripts/checkpatch.pl --strict, run in that worktree, on every patch of
+#      patches/series: errors fail, warnings and checks are printed only.
 #
 #   check.sh               both
-#   check.sh --apply-only  only 2 (used by bisect-check.sh); the commit ids
+#   check.sh --apply-only  only 1 (used by bisect-check.sh); the commit ids
 #                          go to $BUILD/bisect.commits, one per patch
 . "$(dirname "$0")/lib.sh"
 
@@ -17,6 +18,14 @@ LOG=$LOGS/check.log
 series_patches() {
 	[[ -f $PATCHES/series ]] || return 0
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$PATCHES/series"
+}
+
+# checkpatch.pl runs inside the worktree (the base + the series, same git
+# repo as $BUILD/linux): it writes and deletes .checkpatch-camelcase.* cache
+# files in the current directory, which must not be the developer's tree, and
+# the result must not depend on uncommitted work there.
+run_checkpatch() {
+	(cd "$WORKTREE" && ./scripts/checkpatch.pl --strict --color=never "$1" 2>&1) || true
 }
 
 checkpatch() {
@@ -30,7 +39,7 @@ checkpatch() {
 	say "checkpatch --strict on $total patches"
 	while read -r p; do
 		n=$((n + 1))
-		out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --color=never "$PATCHES/$p" 2>&1) || true
+		out=$(run_checkpatch "$PATCHES/$p")
 		echo "$out" >>"$LOG"
 		local e w c
 		read -r e w c < <(echo "$out" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1 \2 \3/p' | tail -n 1)
@@ -79,23 +88,28 @@ apply_in_worktree() {
 			git -C "$WORKTREE" am -q --committer-date-is-author-date "$PATCHES/$p" >>"$LOG" 2>&1; then
 			git -C "$WORKTREE" am --abort >>"$LOG" 2>&1 || true
 			show_log_tail "$LOG" 20
-			die "patch $n/$total patches/$p does not apply to the pristine base (git am)"
+			APPLY_FAILED="patch $n/$total patches/$p does not apply to the pristine base (git am)"
+			say "ERROR: $APPLY_FAILED"
+			return 0
 		fi
 		echo "$(git -C "$WORKTREE" rev-parse HEAD) $p" >>"$COMMITS.tmp"
 	done < <(series_patches)
 	mv "$COMMITS.tmp" "$COMMITS"
 	say "the series ($total patches) applies to the pristine base"
+	APPLY_FAILED=
 }
 
 main() {
 	: >"$LOG"
+	APPLY_FAILED=
 	"$TOP/scripts/tree.sh" ensure
-	if [[ ${1:-} != --apply-only ]]; then
-		checkpatch
-	fi
 	say "applying the series to the base in $(show_path "$WORKTREE") (log: $(show_path "$LOG"))"
 	ensure_worktree
 	apply_in_worktree
+	if [[ ${1:-} != --apply-only ]]; then
+		checkpatch
+	fi
+	[[ -z $APPLY_FAILED ]] || die "$APPLY_FAILED"
 }
 
 main "$@"
