@@ -152,6 +152,9 @@ commit_base() {
 	# 80k loose objects: never let an automatic gc kick in in the middle.
 	git config gc.auto 0
 	git config core.untrackedCache true
+	# Commits made here become patches: sign them as the project.
+	git config user.name "allocprof developers"
+	git config user.email "dev@allocprof.invalid"
 	# Everything, even what the (Debian) .gitignore files ignore.
 	git add -A -f
 	GIT_AUTHOR_NAME=$FIXED_NAME GIT_AUTHOR_EMAIL=$FIXED_EMAIL \
