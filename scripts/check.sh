@@ -25,7 +25,9 @@ series_patches() {
 # files in the current directory, which must not be the developer's tree, and
 # the result must not depend on uncommitted work there.
 run_checkpatch() {
-	(cd "$WORKTREE" && ./scripts/checkpatch.pl --strict --color=never "$1" 2>&1) || true
+	# The system python3 has python3-ply (deps.sh) for the SPDX check; a
+	# python3 of pyenv or a venv earlier in PATH would not.
+	(cd "$WORKTREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --color=never "$1" 2>&1) || true
 }
 
 checkpatch() {

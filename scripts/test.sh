@@ -65,6 +65,8 @@ boot_tests() {
 		header=$("$TOP/scripts/report.py" header "$script") ||
 			die "tests/boot/$name.sh: bad header"
 		eval "$header"
+		[[ -n $CONFIGS ]] ||
+			die "tests/boot/$name.sh: no '# CONFIGS:' header (say which configs it runs in, or 'all')"
 		wants_config "$config" "$CONFIGS" || continue
 		BOOT_APPEND="$no_kunit $BOOT_APPEND" TIMEOUT=${USER_TIMEOUT:-${HEADER_TIMEOUT:-}} \
 			"$TOP/scripts/boot.sh" "$config" "$name" "$script"
@@ -98,6 +100,10 @@ main() {
 	fi
 	for config in $CONFIGS; do
 		[[ -f $(config_file "$config") ]] || setup_failed "config-$config (no configs/$config.config)"
+	done
+	local name
+	for name in ${BOOT_TESTS:-}; do
+		[[ -f $TOP/tests/boot/$name.sh ]] || setup_failed "BOOT_TESTS: no tests/boot/$name.sh"
 	done
 	for config in $CONFIGS; do
 		test_config "$config"
