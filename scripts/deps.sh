@@ -10,11 +10,13 @@
 #   deps.sh all        both (default)
 . "$(dirname "$0")/lib.sh"
 
-# (python3-ply and python3-git: checkpatch.pl's SPDX license check)
+# (python3-ply and python3-git: checkpatch.pl's SPDX license check;
+# prometheus: promtool checks allocinfo's --prometheus output;
+# python3-sphinx, python3-sphinx-rtd-theme: make htmldocs)
 PACKAGES=(
 	qemu-system-x86 busybox-static ccache flex bison libelf-dev libssl-dev
 	bc cpio kmod rsync python3 gcc libc6-dev make perl dwarves git xz-utils
-	python3-ply python3-git
+	python3-ply python3-git prometheus python3-sphinx python3-sphinx-rtd-theme
 )
 SOURCE_PKG=linux-source-6.1
 SOURCE_TARBALL=/usr/src/linux-source-6.1.tar.xz

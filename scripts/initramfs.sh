@@ -3,7 +3,8 @@
 #
 #   initramfs.sh base CONFIG [--kselftests]
 #       $BUILD/out/CONFIG/initramfs.cpio: busybox, /init, the helpers
-#       (/etc/allocprof/ktap.sh, /opt/allocprof/bin/*), the boot test
+#       (/etc/allocprof/ktap.sh, /opt/allocprof/bin/*), tools/mm/allocinfo
+#       of the tree (/usr/bin/allocinfo, static), the boot test
 #       libraries (tests/boot/lib/*.sh -> /etc/allocprof/lib/), the modules of
 #       CONFIG (from its modroot) and, with --kselftests, the kselftests
 #       built by kselftests.sh (/kselftest/<target>/).
@@ -14,6 +15,18 @@
 
 GUEST=$TOP/scripts/guest
 BUSYBOX=/bin/busybox
+
+# tools/mm/allocinfo of the tree, static, at /usr/bin/allocinfo (trees
+# before the patch that adds it have none: make run then falls back to
+# /opt/allocprof/bin/allocinfo-top).
+install_allocinfo() {
+	local root=$1 out=$BUILD/out/tools/
+	[[ -f $TREE/tools/mm/allocinfo.c ]] || return 0
+	mkdir -p "$out"
+	make -C "$TREE/tools/mm" OUTPUT="$out" LDFLAGS=-static ||
+		die "tools/mm/allocinfo does not build"
+	install -m 0755 "$out/allocinfo" "$root/usr/bin/allocinfo"
+}
 
 stage_common() {
 	local root=$1 d
@@ -35,6 +48,7 @@ stage_common() {
 	for lib in "$TOP"/tests/boot/lib/*.sh; do
 		[[ -e $lib ]] && install -m 0644 "$lib" "$root/etc/allocprof/lib/"
 	done
+	install_allocinfo "$root"
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 }

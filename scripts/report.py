@@ -378,6 +378,20 @@ def report_boot_test(rep, config, run, lines, log, status):
                  log, excerpt_around(lines, end, 20, 0) if end is not None else None)
 
 
+def report_host_test(rep, config, run, lines, log, status):
+    """A test run on the build host: KTAP on stdout, exit status."""
+    base = f'{run}'
+    doc = [l for l in lines if not l.kernel]
+    tops, results = report_ktap(rep, config, base + '.', doc, log, lines)
+    code = status.get('exit', 'none')
+    if not results:
+        rep.fail(config, base, f'no KTAP results (exit status {code})', log,
+                 [f'   | {l.raw}' for l in lines[-40:]])
+    elif code != '0' and not any(s == 'FAIL' for _, s, _ in results):
+        rep.fail(config, base + '.exit', f'exit status {code} although no case failed',
+                 log, [f'   | {l.raw}' for l in lines[-20:]])
+
+
 HEADER_LINE = re.compile(r'^# (CONFIGS|APPEND|ALLOW-LOG|TIMEOUT): ?(.*?)\s*$')
 
 
@@ -429,6 +443,9 @@ def summary(manifest, summary_file):
         run, log, status_file = e[2], e[3], e[4]
         lines = read_log(log)
         status = read_status(status_file)
+        if kind == 'host':
+            report_host_test(rep, config, run, lines, log, status)
+            continue
         if kind == 'main':
             kunit, targets = e[5] == '1', [t for t in e[6].split(',') if t and t != '-']
             check_boot(rep, config, run, lines, status, [], log)

@@ -26,7 +26,7 @@ run_script() {
 		if [[ -n ${CMD:-} ]]; then
 			printf '%s\n' "$CMD"
 		else
-			echo "allocinfo-top 20"
+			echo 'if command -v allocinfo >/dev/null; then allocinfo top -n 20; else allocinfo-top 20; fi'
 		fi
 	} >"$script"
 }

@@ -74,6 +74,25 @@ boot_tests() {
 	done
 }
 
+# Tests of the series' user-space tools on the build host (KTAP on stdout):
+# tests/tools/<name>-host.sh TREE OUTDIR, for every tool the tree has.
+host_tests() {
+	local script name log status
+	for script in "$TOP"/tests/tools/*-host.sh; do
+		[[ -e $script ]] || continue
+		name=$(basename "$script" -host.sh)
+		[[ -f $TREE/tools/mm/$name.c ]] || continue
+		log=$LOGS/host-$name.log
+		status=$LOGS/host-$name.status
+		: >"$log"
+		rm -f "$status"
+		run_logged "host tests of tools/mm/$name" "$log" bash -c \
+			'"$1" "$2" "$3"; echo "exit=$?" >"$4"' _ \
+			"$script" "$TREE" "$BUILD/out/host-$name" "$status"
+		manifest host host "tools.$name" "$log" "$status"
+	done
+}
+
 test_config() {
 	local config=$1 start=$SECONDS
 	say "==== config '$config' ===="
@@ -105,6 +124,7 @@ main() {
 	for name in ${BOOT_TESTS:-}; do
 		[[ -f $TOP/tests/boot/$name.sh ]] || setup_failed "BOOT_TESTS: no tests/boot/$name.sh"
 	done
+	host_tests
 	for config in $CONFIGS; do
 		test_config "$config"
 	done

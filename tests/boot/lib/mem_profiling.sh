@@ -90,3 +90,48 @@ check_malformed_boot() {
 	ktap_check "malformed '$1': page_ext reserved" page_ext_allocated
 	ktap_check "malformed '$1': no sysctl.* boot errors" no_sysctl_arg_errors
 }
+
+# Memory cgroup for accounted (__GFP_ACCOUNT) slab work; its slabs get
+# memcg's object vectors.
+CG=/sys/fs/cgroup/allocprof-test
+
+memcg_enter() {
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control || return 1
+	mkdir -p $CG || return 1
+	echo $$ >$CG/cgroup.procs
+}
+
+memcg_leave() {
+	echo $$ >/sys/fs/cgroup/cgroup.procs
+}
+
+memcg_slab() {
+	awk '$1 == "slab" { print $2 }' $CG/memory.stat
+}
+
+# $2 empty files in the directory $1 (an inode and a dentry each, both
+# from SLAB_ACCOUNT caches, charged to the cgroup the shell is in).
+memcg_files() {
+	mkdir -p "$1"
+	i=0
+	while [ $i -lt "$2" ]; do
+		: >"$1/f$i"
+		i=$((i + 1))
+	done
+}
+
+# Slab objects charged to the memory cgroup while profiling is off keep
+# vectors made before the switch; after switching on, new files must
+# still be charged to the cgroup (memory.stat "slab" grows by at least
+# 200 bytes a file) and freeing everything must be clean (the log scan
+# catches out-of-bounds vector accesses in the debug kernel).
+memcg_after_switch_on() {
+	memcg_enter || { echo "no memory cgroup"; return 1; }
+	before=$(memcg_slab)
+	memcg_files /tmp/memcg.d 2000
+	mid=$(memcg_slab)
+	rm -rf /tmp/memcg.d
+	memcg_leave
+	echo "memcg slab: $before bytes before, $mid with 2000 files"
+	[ $((mid - before)) -ge 400000 ]
+}
