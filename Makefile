@@ -6,6 +6,7 @@
 #   make tree      (re)create build/linux from the base + patches/
 #   make export    write the commits of build/linux back to patches/
 #   make check     checkpatch + series applies to base + every prefix builds
+#   make build-check  x86_64_defconfig +/- profiling: no new warnings vs stock
 #
 # Everything the harness makes lives under $(BUILD) (default ./build).
 
@@ -15,17 +16,18 @@ CONFIGS ?= off profiling debug
 BISECT ?= 1
 
 # Passed to the scripts through the environment (empty = default).
-export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS
+export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS \
+	HOST_TESTS
 
 S := $(CURDIR)/scripts
 
 .PHONY: all help deps tree kernel run shell test check check-fast bisect-check \
-	export export-check initramfs kselftests
+	export export-check initramfs kselftests build-check
 
 all: help
 
 help:
-	@sed -n '3,10p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,11p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -64,6 +66,10 @@ endif
 
 check-fast:
 	@$(S)/check.sh
+
+build-check:
+	@$(S)/tree.sh ensure
+	@$(S)/build-check.sh
 
 bisect-check:
 	@$(S)/bisect-check.sh

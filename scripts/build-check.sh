@@ -1,0 +1,138 @@
+#!/bin/bash
+# make build-check: compile coverage of the series on a full-size config.
+#
+# Builds x86_64_defconfig three times (bzImage + modules, ccache, -j$NPROC):
+#   stock   the pristine base (tag "base"), no series
+#   on      the series + the profiling options (configs/build-check-on.config)
+#   off     the series with profiling compiled out
+# in one worktree, $BUILD/build-check/src, with O= dirs under
+# $BUILD/build-check/, never touching $BUILD/linux (only its commits).
+# Then compares the compiler warnings of "on" and "off" with "stock": a
+# warning (file, message; line numbers ignored, they move with the series)
+# that stock does not have, or any error, fails the check.
+#
+# Too slow for CI (about 15 minutes of both cores per build cold). The
+# result is in $BUILD/build-check/result.md; logs in $BUILD/logs/.
+. "$(dirname "$0")/lib.sh"
+
+BC=$BUILD/build-check
+WT=$BC/src
+ON_FRAG=$TOP/configs/build-check-on.config
+VARIANTS=${BUILD_CHECK_VARIANTS:-stock on off}
+
+if command -v ccache >/dev/null; then
+	KCC="ccache gcc"
+else
+	KCC=gcc
+fi
+
+kmake() {
+	make -C "$WT" O="$OUT" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" LOCALVERSION= \
+		KBUILD_BUILD_USER=allocprof KBUILD_BUILD_HOST=allocprof "$@"
+}
+
+checkout() {
+	local rev=$1
+	if [[ ! -e $WT/.git ]]; then
+		rm -rf "$WT"
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$WT" "$rev"
+	else
+		git -C "$WT" checkout -q --detach -f "$rev"
+	fi
+}
+
+configure() {
+	local variant=$1
+	kmake -s x86_64_defconfig
+	case $variant in
+	on)
+		(cd "$OUT" && "$WT/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
+			"$OUT/.config" "$ON_FRAG")
+		kmake -s olddefconfig
+		"$TOP/scripts/kconfig-verify.py" "$OUT/.config" "$ON_FRAG"
+		;;
+	off)
+		grep -q '^CONFIG_MEM_ALLOC_PROFILING=y' "$OUT/.config" &&
+			die "x86_64_defconfig turned profiling on"
+		;;
+	esac
+}
+
+# make prints each warning once per compile; a full rebuild is needed to
+# see them all, so the object files are removed first (ccache keeps the
+# rebuild cheap: it replays the compiler's warnings too).
+build() {
+	kmake -s clean
+	kmake -j"$NPROC" bzImage modules
+}
+
+# "file: warning text" (source path relative, line/column dropped), sorted.
+warnings_of() {
+	local log=$1
+	grep -E '(warning|error):' "$log" |
+		sed -E -e "s#$WT/##g" -e 's#^\.\./##' \
+			-e 's#^([^:]+):[0-9]+:[0-9]+: #\1: #' \
+			-e 's#^([^:]+):[0-9]+: #\1: #' |
+		sort -u
+}
+
+build_variant() {
+	local variant=$1 rev log
+	case $variant in
+	stock) rev=base ;;
+	*) rev=$(git -C "$TREE" rev-parse HEAD) ;;
+	esac
+	OUT=$BC/out-$variant
+	log=$LOGS/build-check-$variant.log
+	mkdir -p "$OUT"
+	: >"$log"
+	say "build-check: $variant = x86_64_defconfig at $(git -C "$TREE" rev-parse --short "$rev")"
+	checkout "$rev"
+	run_logged "configuring $variant" "$log" configure "$variant"
+	local start=$SECONDS
+	HEARTBEAT=60 run_logged "building $variant (x86_64_defconfig, -j$NPROC)" "$log" build
+	warnings_of "$log" >"$BC/warnings-$variant.txt"
+	say "build-check: $variant built in $(fmt_secs $((SECONDS - start))), $(wc -l <"$BC/warnings-$variant.txt") distinct warnings"
+}
+
+main() {
+	local start=$SECONDS v fail=0 new
+	mkdir -p "$BC"
+	for v in $VARIANTS; do
+		build_variant "$v"
+	done
+	{
+		echo "# make build-check ($(date -u +%Y-%m-%d), $(git -C "$TREE" describe --always HEAD))"
+		echo
+		echo "x86_64_defconfig, gcc $(gcc -dumpfullversion), bzImage + modules."
+		echo
+		echo "| build | distinct warnings | errors | new vs stock |"
+		echo "|---|---|---|---|"
+		for v in $VARIANTS; do
+			local errs nnew=-
+			errs=$(grep -c 'error:' "$BC/warnings-$v.txt" || true)
+			if [[ $v != stock && -f $BC/warnings-stock.txt ]]; then
+				comm -13 "$BC/warnings-stock.txt" "$BC/warnings-$v.txt" >"$BC/new-$v.txt"
+				nnew=$(wc -l <"$BC/new-$v.txt")
+				((nnew == 0)) || fail=1
+			fi
+			((errs == 0)) || fail=1
+			echo "| $v | $(wc -l <"$BC/warnings-$v.txt") | $errs | $nnew |"
+		done
+		for v in $VARIANTS; do
+			[[ -s $BC/new-$v.txt ]] || continue
+			echo
+			echo "New warnings in $v:"
+			echo
+			sed 's/^/    /' "$BC/new-$v.txt"
+		done
+	} >"$BC/result.md"
+	cat "$BC/result.md"
+	if ((fail)); then
+		die "build-check: new warnings or errors (see $(show_path "$BC/result.md"))"
+	fi
+	say "build-check passed in $(fmt_secs $((SECONDS - start)))"
+}
+
+main
