@@ -10,7 +10,8 @@
 #
 # The KUnit suites of the debug config (slub_kunit, list, list_sort,
 # memcpy, the alloc_tag suites) run at the main boot; test_meminit runs in
-# smoke.sh, test_vmalloc in test-vmalloc.sh. Parameters keep the slower
+# smoke.sh, test_vmalloc in test-vmalloc.sh, test_maple_tree (profiling
+# config) in maple-tree.sh. Parameters keep the slower
 # suites within the CI budget under TCG with KASAN.
 
 . /etc/allocprof/ktap.sh
@@ -50,9 +51,7 @@ run_suite() {
 	ktap_diag "$(cat /tmp/suite.time 2>/dev/null)"
 }
 
-ktap_plan 5
+ktap_plan 3
 run_suite test_free_pages
-run_suite test_maple_tree
 run_suite test_rhashtable parm_entries=4000 runs=2 tcount=4
 run_suite test_xarray
-run_suite test_ida
