@@ -13,6 +13,8 @@
 #
 # Too slow for CI (about 15 minutes of both cores per build cold). The
 # result is in $BUILD/build-check/result.md; logs in $BUILD/logs/.
+# BUILD_CHECK_VARIANTS="on off" rebuilds only those and compares them with
+# the stock warnings of an earlier run.
 . "$(dirname "$0")/lib.sh"
 
 BC=$BUILD/build-check
@@ -70,7 +72,7 @@ build() {
 # "file: warning text" (source path relative, line/column dropped), sorted.
 warnings_of() {
 	local log=$1
-	grep -E '(warning|error):' "$log" |
+	{ grep -E '(warning|error):' "$log" || true; } |
 		sed -E -e "s#$WT/##g" -e 's#^\.\./##' \
 			-e 's#^([^:]+):[0-9]+:[0-9]+: #\1: #' \
 			-e 's#^([^:]+):[0-9]+: #\1: #' |
@@ -109,8 +111,9 @@ main() {
 		echo
 		echo "| build | distinct warnings | errors | new vs stock |"
 		echo "|---|---|---|---|"
-		for v in $VARIANTS; do
+		for v in $(echo stock $VARIANTS | tr ' ' '\n' | awk '!seen[$0]++'); do
 			local errs nnew=-
+			[[ -f $BC/warnings-$v.txt ]] || continue
 			errs=$(grep -c 'error:' "$BC/warnings-$v.txt" || true)
 			if [[ $v != stock && -f $BC/warnings-stock.txt ]]; then
 				comm -13 "$BC/warnings-stock.txt" "$BC/warnings-$v.txt" >"$BC/new-$v.txt"
