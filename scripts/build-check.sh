@@ -55,8 +55,9 @@ configure() {
 		"$TOP/scripts/kconfig-verify.py" "$OUT/.config" "$ON_FRAG"
 		;;
 	off)
-		grep -q '^CONFIG_MEM_ALLOC_PROFILING=y' "$OUT/.config" &&
+		if grep -q '^CONFIG_MEM_ALLOC_PROFILING=y' "$OUT/.config"; then
 			die "x86_64_defconfig turned profiling on"
+		fi
 		;;
 	esac
 }
