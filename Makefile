@@ -7,6 +7,7 @@
 #   make export    write the commits of build/linux back to patches/
 #   make check     checkpatch + series applies to base + every prefix builds
 #   make build-check  x86_64_defconfig +/- profiling: no new warnings vs stock
+#   make bench     instruction counts vs stock 6.1, peers and upstream 6.12 (QEMU icount)
 #
 # Everything the harness makes lives under $(BUILD) (default ./build).
 
@@ -17,17 +18,17 @@ BISECT ?= 1
 
 # Passed to the scripts through the environment (empty = default).
 export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS \
-	HOST_TESTS
+	HOST_TESTS BENCH_ROWS
 
 S := $(CURDIR)/scripts
 
 .PHONY: all help deps tree kernel run shell test check check-fast bisect-check \
-	export export-check initramfs kselftests build-check
+	export export-check initramfs kselftests build-check bench
 
 all: help
 
 help:
-	@sed -n '3,11p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,12p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -70,6 +71,10 @@ check-fast:
 build-check:
 	@$(S)/tree.sh ensure
 	@$(S)/build-check.sh
+
+bench:
+	@$(S)/tree.sh ensure
+	@$(S)/bench.sh
 
 bisect-check:
 	@$(S)/bisect-check.sh

@@ -2,17 +2,15 @@
 # CONFIGS: profiling debug
 # APPEND: sysctl.vm.mem_profiling=1,compressed
 #
-# ",compressed" is valid syntax; until compressed references exist it warns
-# and is ignored.
+# 1,compressed: page references in page->flags (these configs have room),
+# no page_ext memory, no warning.
 . /etc/allocprof/ktap.sh
 . /etc/allocprof/lib/mem_profiling.sh
 
-compressed_warned() {
-	dmesg | grep -q 'compressed page references are not available'
-}
-
-ktap_plan 4
+ktap_plan 6
 ktap_check "1,compressed: sysctl reads 1" sysctl_is 1
-ktap_check "1,compressed: warns that compressed is unavailable" compressed_warned
+ktap_check "1,compressed: page references in page->flags" page_refs_in flags
+ktap_check "1,compressed: no fallback warning" no_room_warnings 0
+ktap_check "1,compressed: no page_ext memory" page_ext_none
 ktap_check "1,compressed: no malformed warning" malformed_warnings 0
 ktap_check "1,compressed: no sysctl.* boot errors" no_sysctl_arg_errors

@@ -40,6 +40,32 @@ page_ext_none() {
 	[ "$b" -eq 0 ]
 }
 
+# Where the kernel said it keeps page references: flags (page->flags),
+# page_ext, or none (never).
+page_refs_where() {
+	if dmesg | grep -q 'alloc_tag: page references in page->flags'; then
+		echo flags
+	elif dmesg | grep -q 'alloc_tag: page references in page_ext'; then
+		echo page_ext
+	else
+		echo none
+	fi
+}
+
+page_refs_in() {
+	w=$(page_refs_where)
+	echo "page references: in $w, expected in $1"
+	dmesg | grep 'alloc_tag: .*page references' || true
+	[ "$w" = "$1" ]
+}
+
+# The kernel fell back to page_ext although compressed was asked for.
+no_room_warnings() {
+	n=$(dmesg | grep -c 'compressed page references need')
+	echo "'compressed page references need' warnings: $n, expected $1"
+	[ "$n" -eq "$1" ]
+}
+
 # Sum of the bytes column of /proc/allocinfo.
 allocinfo_total() {
 	awk 'NR > 2 { s += $1 } END { printf "%d\n", s }' $ALLOCINFO

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The tables of "make bench" (markdown on stdout).
+
+    bench-report.py BENCH_DIR < rows_table
+
+BENCH_DIR has rows.list (the rows run, in order), rows/ROW-MODE-MEM.txt (the
+BENCH- lines of each boot) and size-KERNEL (text data bss of vmlinux). The
+rows table (id|kernel|boot parameters|setup|label) comes on stdin.
+"""
+import os
+import sys
+
+CASES = [
+    ("kmalloc-8-240", "kmalloc 8..240"),
+    ("kmem_cache-64", "kmem_cache 64"),
+    ("page-order0", "page order 0"),
+    ("page-order2", "pages order 2"),
+    ("vmalloc-64k", "vmalloc 64K"),
+    ("kmalloc-account-8-240", "kmalloc ACCOUNT memcg"),
+]
+MEMORY_ROWS = ["stock", "off", "never", "enabled", "pageext", "compressed",
+               "up-stock", "up-never", "up-enabled", "up-compressed"]
+TAG_COUNTER_BYTES = 16  # two u64 per tag and CPU
+
+
+def read_rows_table():
+    rows = {}
+    for line in sys.stdin:
+        f = line.rstrip("\n").split("|")
+        if len(f) == 5:
+            rows[f[0]] = {"kernel": f[1], "append": f[2], "setup": f[3],
+                          "label": f[4]}
+    return rows
+
+
+def parse(path):
+    d = {"results": {}, "mem": {}}
+    if not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        for line in fh:
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == "BENCH-RESULT" and len(f) >= 3:
+                d["results"][f[1]] = float(f[2])
+            elif f[0] == "BENCH-MEM" and len(f) >= 3:
+                d["mem"][f[1]] = int(f[2]) * 1024
+            elif f[0] == "BENCH-PAGE-EXT":
+                d["page_ext"] = d.get("page_ext", 0) + int(f[1])
+            elif f[0] == "BENCH-TAGS":
+                d["tags"] = int(f[1])
+            elif f[0] == "BENCH-VECTORS":
+                d["vectors"] = int(f[1])
+    return d
+
+
+def base_of(row):
+    return "up-stock" if row.startswith("up-") else "stock"
+
+
+def fmt_int(n):
+    return f"{n:,}"
+
+
+def fmt_kib(n):
+    if n is None:
+        return "-"
+    return f"{n / 1024:,.0f} KiB" if abs(n) >= 1024 else f"{n} B"
+
+
+def main():
+    bench = sys.argv[1]
+    table = read_rows_table()
+    with open(os.path.join(bench, "rows.list")) as fh:
+        rows = [r.strip() for r in fh if r.strip()]
+    data = {r: parse(os.path.join(bench, "rows", f"{r}-bench-1G.txt"))
+            for r in rows}
+    mem4 = {r: parse(os.path.join(bench, "rows", f"{r}-memory-4G.txt"))
+            for r in rows}
+    sizes = {}
+    for r in rows:
+        k = table[r]["kernel"]
+        p = os.path.join(bench, f"size-{k}")
+        if os.path.exists(p):
+            with open(p) as fh:
+                sizes[k] = sum(int(x) for x in fh.read().split())
+
+    out = []
+    out.append("# make bench")
+    out.append("")
+    out.append("Instructions retired per allocation/free pair (QEMU "
+               "`-icount shift=0,sleep=off`, one vCPU, best of 5 runs of "
+               "20000 pairs; 2000 for vmalloc). Ratios against stock 6.1 "
+               "built from the same config; the upstream rows against "
+               "upstream 6.12 built from the same config.")
+    out.append("")
+    out.append("| row | " + " | ".join(c[1] for c in CASES) + " |")
+    out.append("|---|" + "---|" * len(CASES))
+    for r in rows:
+        d, b = data[r], data.get(base_of(r))
+        cells = []
+        for c, _ in CASES:
+            if not d or c not in d["results"] or not b or \
+                    c not in b["results"] or not b["results"][c]:
+                cells.append("-")
+            else:
+                cells.append(f"{d['results'][c] / b['results'][c]:.3f}")
+        out.append(f"| {table[r]['label']} | " + " | ".join(cells) + " |")
+    out.append("")
+    out.append("Instructions per pair:")
+    out.append("")
+    out.append("| row | boot parameters | " +
+               " | ".join(c[1] for c in CASES) + " |")
+    out.append("|---|---|" + "---|" * len(CASES))
+    for r in rows:
+        d = data[r]
+        cells = [f"{d['results'][c]:,.1f}" if d and c in d["results"]
+                 else "-" for c, _ in CASES]
+        params = table[r]["append"] or "-"
+        if table[r]["setup"]:
+            params += f" (+ {table[r]['setup']} setup)"
+        out.append(f"| {table[r]['label']} | `{params}` | " +
+                   " | ".join(cells) + " |")
+
+    first = parse(os.path.join(bench, "rows", "stock-first-1G.txt"))
+    if first and data.get("stock"):
+        same = first["results"] == data["stock"]["results"]
+        out.append("")
+        if same:
+            out.append("The stock row, booted twice, gave the same figures "
+                       "both times.")
+        else:
+            diffs = ", ".join(
+                f"{c}: {first['results'].get(c)} vs "
+                f"{data['stock']['results'].get(c)}"
+                for c, _ in CASES
+                if first["results"].get(c) != data["stock"]["results"].get(c))
+            out.append(f"The stock row, booted twice, differed: {diffs}.")
+
+    mrows = [r for r in rows if r in MEMORY_ROWS]
+    if mrows:
+        out.append("")
+        out.append("## Memory")
+        out.append("")
+        out.append("page_ext: what page_ext allocated at boot (all its "
+                   "users). Used at boot: MemFree of the stock kernel "
+                   "minus this kernel's, right after boot (kernel image, "
+                   "page_ext, slab vectors, counters, everything). "
+                   "Counters: per-CPU bytes of the tag counters per CPU. "
+                   "vmlinux: text + data + bss against the base kernel.")
+        out.append("")
+        out.append("| row | page_ext 1 GiB | page_ext 4 GiB | bytes/page "
+                   "| slab vectors | used at boot 1 GiB | used at boot 4 GiB "
+                   "| counters/CPU | vmlinux | tags |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        for r in mrows:
+            d, m = data[r], mem4.get(r)
+            b, bm = data.get(base_of(r)), mem4.get(base_of(r))
+            pe1 = d.get("page_ext", 0) if d else None
+            pe4 = m.get("page_ext", 0) if m else None
+            per_page = f"{pe4 / (4 << 30 >> 12):.1f}" if pe4 is not None \
+                else "-"
+            used1 = used4 = None
+            if d and b and "MemFree" in d["mem"] and "MemFree" in b["mem"]:
+                used1 = b["mem"]["MemFree"] - d["mem"]["MemFree"]
+            if m and bm and "MemFree" in m["mem"] and "MemFree" in bm["mem"]:
+                used4 = bm["mem"]["MemFree"] - m["mem"]["MemFree"]
+            tags = d.get("tags") if d else None
+            k, bk = table[r]["kernel"], table[base_of(r)]["kernel"]
+            vml = "-"
+            if k in sizes and bk in sizes:
+                vml = f"{sizes[k] - sizes[bk]:+,} B"
+            out.append("| " + " | ".join([
+                table[r]["label"], fmt_kib(pe1), fmt_kib(pe4), per_page,
+                fmt_kib(d.get("vectors")) if d and "vectors" in d else "-",
+                fmt_kib(used1) if used1 is not None else "-",
+                fmt_kib(used4) if used4 is not None else "-",
+                fmt_kib(tags * TAG_COUNTER_BYTES) if tags else "-",
+                vml, fmt_int(tags) if tags else "-"]) + " |")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+#!/bin/bash
+# make bench: the cost of allocation profiling, in instructions.
+#
+# Every row boots a kernel under QEMU with -icount shift=0,sleep=off on one
+# vCPU (guest nanoseconds = instructions retired: the same figures on every
+# run, whatever the host does), loads the bench module (lib/alloc_tag_bench.c
+# of the series, built out of tree against each kernel) from a task in a
+# memcg and collects its results; then a second boot with 4 GiB reads the
+# memory figures. The tables (ratios against stock 6.1 built with the same
+# config, raw instruction counts, memory) go to $BUILD/bench/results.md.
+#
+# Kernels (configs/bench*.config on top of configs/base.config):
+#   bench-stock   stock 6.1 (the series' base, tag "base" of $BUILD/linux)
+#   bench-off     the series, profiling compiled out
+#   bench-on      the series, profiling compiled in
+#   bench-peers   stock 6.1 with page_owner, kmemleak and hist triggers
+#   bench-up      upstream 6.12 (linux-source-6.12), no profiling
+#   bench-up-on   upstream 6.12 with its profiling
+# BENCH_ROWS="stock enabled ..." runs a subset (stock is always run; any
+# upstream row brings up-stock along, the base of its ratios).
+. "$(dirname "$0")/lib.sh"
+
+BENCH=$BUILD/bench
+STOCK_SRC=$BENCH/src-6.1
+UP_SRC=$BENCH/src-6.12
+UP_TARBALL=/usr/src/linux-source-6.12.tar.xz
+
+if command -v ccache >/dev/null; then
+	KCC="ccache gcc"
+else
+	KCC=gcc
+fi
+
+# id | kernel | boot parameters | guest setup | what it is
+ROWS_TABLE='
+stock|bench-stock|||stock 6.1
+off|bench-off|||series, profiling compiled out
+disabled|bench-on|sysctl.vm.mem_profiling=0||compiled in, disabled at boot
+never|bench-on|sysctl.vm.mem_profiling=never||compiled in, never
+enabled|bench-on|||enabled, default mode
+pageext|bench-on|sysctl.vm.mem_profiling=1 alloc_tag.page_refs=page_ext||enabled, page_ext references
+compressed|bench-on|sysctl.vm.mem_profiling=1,compressed||enabled, compressed references
+peers-off|bench-peers|||peers compiled in, all off
+page_owner|bench-peers|page_owner=on||page_owner=on
+slub_debug|bench-stock|slub_debug=U||slub_debug=U
+ftrace|bench-peers||ftrace|ftrace hist triggers on kmem events
+kmemleak|bench-peers|kmemleak=on||kmemleak=on
+up-stock|bench-up|||upstream 6.12, no profiling
+up-disabled|bench-up-on|sysctl.vm.mem_profiling=0||upstream 6.12, compiled in, disabled
+up-never|bench-up-on|sysctl.vm.mem_profiling=never||upstream 6.12, never
+up-enabled|bench-up-on|||upstream 6.12, enabled (page_ext)
+up-compressed|bench-up-on|sysctl.vm.mem_profiling=1,compressed||upstream 6.12, enabled, compressed
+'
+# Rows whose memory is also measured in a 4 GiB guest.
+MEMORY_ROWS="stock off never enabled pageext compressed up-stock up-never up-enabled up-compressed"
+
+row_field() {
+	local id=$1 n=$2
+	awk -F'|' -v id="$id" -v n="$n" '$1 == id { print $n }' <<<"$ROWS_TABLE"
+}
+
+all_rows() { awk -F'|' 'NF > 1 { print $1 }' <<<"$ROWS_TABLE"; }
+
+select_rows() {
+	local want=${BENCH_ROWS:-} r
+	if [[ -z $want ]]; then
+		all_rows
+		return
+	fi
+	for r in $want; do
+		[[ -n $(row_field "$r" 1) ]] ||
+			die "BENCH_ROWS: no row '$r' (rows: $(all_rows | tr '\n' ' '))"
+	done
+	{
+		echo stock
+		[[ " $want " == *" up-"* ]] && echo up-stock
+		tr ' ' '\n' <<<"$want"
+	} | awk 'NF && !seen[$0]++'
+}
+
+src_of() {
+	case $1 in
+	bench-stock | bench-peers) echo "$STOCK_SRC" ;;
+	bench-up | bench-up-on) echo "$UP_SRC" ;;
+	*) echo "$TREE" ;;
+	esac
+}
+
+prepare_stock_src() {
+	git -C "$TREE" rev-parse -q --verify base >/dev/null ||
+		die "no tag 'base' in $(show_path "$TREE"): run 'make tree'"
+	if [[ ! -e $STOCK_SRC/.git ]]; then
+		rm -rf "$STOCK_SRC"
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$STOCK_SRC" base
+	else
+		git -C "$STOCK_SRC" checkout -q --detach -f base
+	fi
+}
+
+# linux-source-6.12, unpacked once into a git tree of its own (the kernel
+# build script wants one). Run as a black box: nothing in it is read.
+unpack_upstream() {
+	mkdir -p "$UP_SRC.tmp"
+	tar -xf "$UP_TARBALL" -C "$UP_SRC.tmp" --strip-components=1
+	git -C "$UP_SRC.tmp" init -q
+	git -C "$UP_SRC.tmp" add -A
+	git -C "$UP_SRC.tmp" -c user.name=allocprof -c user.email=dev@allocprof.invalid \
+		commit -q -m "linux-source-6.12 $(dpkg-query -W -f='${Version}' linux-source-6.12)"
+	mv "$UP_SRC.tmp" "$UP_SRC"
+}
+
+prepare_upstream_src() {
+	[[ -e $UP_SRC/.git ]] && return
+	if [[ ! -f $UP_TARBALL ]]; then
+		say "installing linux-source-6.12 (the upstream baseline)"
+		as_root apt-get install -y -q linux-source-6.12 >>"$LOGS/bench-deps.log" 2>&1 ||
+			die "cannot install linux-source-6.12 (log: $(show_path "$LOGS/bench-deps.log"))"
+	fi
+	rm -rf "$UP_SRC.tmp"
+	run_logged "unpacking $(basename "$UP_TARBALL")" "$LOGS/bench-unpack.log" unpack_upstream
+}
+
+build_module() {
+	local out=$1 dir=$2
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$TREE/lib/alloc_tag_bench.c" "$dir/"
+	echo 'obj-m := alloc_tag_bench.o' >"$dir/Kbuild"
+	make -C "$out" M="$dir" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" modules
+}
+
+build_kernel() {
+	local name=$1 src out verify=strict
+	src=$(src_of "$name")
+	out=$(out_dir "$name")
+	[[ $name == bench-up* ]] && verify=warn
+	say "bench: kernel $name from $(show_path "$src")"
+	SRC=$src OUT=$out VERIFY=$verify "$TOP/scripts/kernel.sh" "$name"
+	run_logged "initramfs for $name" "$LOGS/bench-initramfs-$name.log" \
+		"$TOP/scripts/initramfs.sh" base "$name"
+	[[ -f $TREE/lib/alloc_tag_bench.c ]] ||
+		die "no lib/alloc_tag_bench.c in $(show_path "$TREE"): run 'make tree'"
+	run_logged "bench module for $name" "$LOGS/bench-module-$name.log" \
+		build_module "$out" "$BENCH/module-$name"
+	rm -rf "$BENCH/overlay-$name"
+	mkdir -p "$BENCH/overlay-$name/opt/bench"
+	cp "$BENCH/module-$name/alloc_tag_bench.ko" "$TOP/scripts/guest/bench.sh" \
+		"$BENCH/overlay-$name/opt/bench/"
+	size "$out/vmlinux" | awk 'NR == 2 { print $1, $2, $3 }' >"$BENCH/size-$name"
+}
+
+# boot_row ROW MODE MEM: one boot, its BENCH- lines in $BENCH/rows/.
+boot_row() {
+	local row=$1 mode=$2 mem=$3 kernel setup append script run
+	kernel=$(row_field "$row" 2)
+	append=$(row_field "$row" 3)
+	setup=$(row_field "$row" 4)
+	run=bench-$row-$mode-$mem
+	script=$BENCH/run-$row-$mode.sh
+	{
+		echo "BENCH_ROW=$row BENCH_MODE=$mode BENCH_SETUP=${setup:-none}"
+		echo "BENCH_MODPARAMS='${BENCH_MODPARAMS:-}'"
+		echo "export BENCH_ROW BENCH_MODE BENCH_SETUP BENCH_MODPARAMS"
+		echo ". /opt/bench/bench.sh"
+	} >"$script"
+	ICOUNT=1 MEM=$mem APPEND="$append" BOOT_APPEND="" TIMEOUT=${BENCH_TIMEOUT:-900} \
+		OVERLAY=$BENCH/overlay-$kernel INTERACTIVE=0 \
+		"$TOP/scripts/boot.sh" "$kernel" "$run" "$script"
+	tr -d '\r' <"$LOGS/$kernel-$run.log" | grep -E '^BENCH-' >"$BENCH/rows/$row-$mode-$mem.txt" || true
+	if grep -q '^BENCH-ERROR' "$BENCH/rows/$row-$mode-$mem.txt"; then
+		grep '^BENCH-ERROR' "$BENCH/rows/$row-$mode-$mem.txt" >&2
+		die "row $row: the guest reported errors (log: $(show_path "$LOGS/$kernel-$run.log"))"
+	fi
+	if [[ $mode == bench ]] && ! grep -q '^BENCH-RESULT' "$BENCH/rows/$row-$mode-$mem.txt"; then
+		die "row $row: no results (log: $(show_path "$LOGS/$kernel-$run.log"))"
+	fi
+}
+
+main() {
+	local start=$SECONDS rows kernels k r
+	mapfile -t rows < <(select_rows)
+	mapfile -t kernels < <(for r in "${rows[@]}"; do row_field "$r" 2; done | awk '!seen[$0]++')
+	mkdir -p "$BENCH/rows"
+	rm -f "$BENCH"/rows/*.txt
+	say "bench: rows ${rows[*]}"
+	say "bench: kernels ${kernels[*]}"
+
+	[[ -d $TREE/.git ]] || die "no kernel tree at $(show_path "$TREE"): run 'make tree'"
+	for k in "${kernels[@]}"; do
+		case $k in
+		bench-stock | bench-peers) prepare_stock_src ;;
+		bench-up*) prepare_upstream_src ;;
+		esac
+	done
+	for k in "${kernels[@]}"; do
+		build_kernel "$k"
+	done
+	for r in "${rows[@]}"; do
+		say "bench: row $r ($(row_field "$r" 5))"
+		boot_row "$r" bench 1G
+		if [[ " $MEMORY_ROWS " == *" $r "* ]]; then
+			boot_row "$r" memory 4G
+		fi
+	done
+	# Determinism: the stock row once more; the report compares the two.
+	say "bench: stock again (the figures must not change)"
+	mv "$BENCH/rows/stock-bench-1G.txt" "$BENCH/rows/stock-first-1G.txt"
+	boot_row stock bench 1G
+
+	printf '%s\n' "${rows[@]}" >"$BENCH/rows.list"
+	python3 "$TOP/scripts/bench-report.py" "$BENCH" <<<"$ROWS_TABLE" >"$BENCH/results.md"
+	cat "$BENCH/results.md"
+	say "bench: done in $(fmt_secs $((SECONDS - start))); tables in $(show_path "$BENCH/results.md")"
+}
+
+main

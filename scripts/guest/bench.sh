@@ -1,0 +1,63 @@
+#!/bin/sh
+# Guest side of "make bench" (sourced by the run script that
+# scripts/bench.sh writes for each row, which sets BENCH_ROW, BENCH_SETUP
+# and BENCH_MODE first). Prints machine readable lines on the console:
+#   BENCH-MEM <key> <kB>         from /proc/meminfo, right after boot
+#   BENCH-PAGE-EXT <bytes>       page_ext memory (dmesg), when there is any
+#   BENCH-TAGS <n>               lines of /proc/allocinfo (tags), if any
+#   BENCH-VECTORS <bytes> <n>    slab object vector memory (allocinfo line)
+#   BENCH-RESULT <case> <ns>     the bench module's results (BENCH_MODE=bench)
+#   BENCH-ERROR <text>           something went wrong
+# Under QEMU -icount shift=0 a nanosecond is one instruction.
+
+echo "BENCH-ROW ${BENCH_ROW:-?} mode ${BENCH_MODE:-bench} setup ${BENCH_SETUP:-none}"
+echo "BENCH-CMDLINE $(cat /proc/cmdline)"
+
+awk '/^(MemTotal|MemFree|Slab|SUnreclaim|Percpu):/ { sub(":", "", $1); print "BENCH-MEM", $1, $2 }' /proc/meminfo
+dmesg | sed -n 's/.*allocated \([0-9]*\) bytes of page_ext.*/BENCH-PAGE-EXT \1/p'
+if [ -r /proc/allocinfo ]; then
+	echo "BENCH-TAGS $(grep -cv '^allocinfo\|^#' /proc/allocinfo)"
+	# The memory of the slab object vectors: ours are charged to one line
+	# in mm/slab_alloc_tag.c, upstream's to alloc_slab_obj_exts().
+	awk '/slab_obj_exts_tag|func:alloc_slab_obj_exts/ { b += $1; n += $2 }
+	     END { print "BENCH-VECTORS", b + 0, n + 0 }' /proc/allocinfo
+fi
+
+case ${BENCH_SETUP:-none} in
+none) ;;
+ftrace)
+	# "Could ftrace do it?": a histogram keyed by call site on every
+	# kmalloc, and by call chain on every page allocation (the page event
+	# has no call site field).
+	t=/sys/kernel/tracing
+	mount -t tracefs nodev $t 2>/dev/null
+	echo 'hist:keys=call_site.sym:vals=bytes_req,bytes_alloc' \
+		>$t/events/kmem/kmalloc/trigger ||
+		echo "BENCH-ERROR cannot set the kmalloc hist trigger"
+	echo 'hist:keys=stacktrace:vals=hitcount' \
+		>$t/events/kmem/mm_page_alloc/trigger ||
+		echo "BENCH-ERROR cannot set the mm_page_alloc hist trigger"
+	;;
+*)
+	echo "BENCH-ERROR unknown setup ${BENCH_SETUP}"
+	;;
+esac
+
+[ "${BENCH_MODE:-bench}" = bench ] || exit 0
+
+# The __GFP_ACCOUNT case is charged to the loading task's memcg.
+mkdir -p /sys/fs/cgroup/bench
+echo $$ >/sys/fs/cgroup/bench/cgroup.procs ||
+	echo "BENCH-ERROR cannot enter the bench memcg"
+echo "BENCH-CGROUP $(cat /proc/self/cgroup)"
+
+if ! insmod /opt/bench/alloc_tag_bench.ko ${BENCH_MODPARAMS:-}; then
+	echo "BENCH-ERROR insmod alloc_tag_bench failed"
+	exit 1
+fi
+dmesg | sed -n 's/.*alloc_tag_bench: \([^ ]*\) \([0-9.]*\) ns (.*/BENCH-RESULT \1 \2/p'
+dmesg | grep -q 'alloc_tag_bench: done' || echo "BENCH-ERROR the bench did not finish"
+if [ "${BENCH_SETUP:-none}" = ftrace ]; then
+	echo "BENCH-FTRACE-ENTRIES $(grep -c '^{' /sys/kernel/tracing/events/kmem/kmalloc/hist)"
+fi
+exit 0
