@@ -178,6 +178,31 @@ def main():
                 fmt_kib(used4) if used4 is not None else "-",
                 fmt_kib(tags * TAG_COUNTER_BYTES) if tags else "-",
                 vml, fmt_int(tags) if tags else "-"]) + " |")
+    bits = os.path.join(bench, "page-flags-bits.txt")
+    if os.path.exists(bits):
+        out.append("")
+        out.append("## Room for compressed page references")
+        out.append("")
+        out.append("Free bits of page->flags (between the page flags and "
+                   "the node/zone/section/... fields), the tag indices "
+                   "they hold (at most 24 bits are used) and the tags of "
+                   "vmlinux (0: built without profiling; modules add "
+                   "theirs when loaded).")
+        out.append("")
+        out.append("| kernel config | page flags | fields above | free bits "
+                   "| tag capacity | vmlinux tags |")
+        out.append("|---|---|---|---|---|---|")
+        with open(bits) as fh:
+            for line in fh:
+                f = line.split()
+                if not f:
+                    continue
+                kv = dict(x.split("=", 1) for x in f[1:] if "=" in x)
+                out.append(f"| {f[0]} | {kv.get('nr_pageflags', '-')} | "
+                           f"{kv.get('used_above', '-')} | "
+                           f"{kv.get('free_bits', '-')} | "
+                           f"{int(kv.get('capacity', 0)):,} | "
+                           f"{int(kv.get('tags', 0)):,} |")
     print("\n".join(out))
 
 

@@ -38,7 +38,7 @@ off|bench-off|||series, profiling compiled out
 disabled|bench-on|sysctl.vm.mem_profiling=0||compiled in, disabled at boot
 never|bench-on|sysctl.vm.mem_profiling=never||compiled in, never
 enabled|bench-on|||enabled, default mode
-pageext|bench-on|sysctl.vm.mem_profiling=1 alloc_tag.page_refs=page_ext||enabled, page_ext references
+pageext|bench-on|sysctl.vm.mem_profiling=1,page_ext||enabled, page_ext references
 compressed|bench-on|sysctl.vm.mem_profiling=1,compressed||enabled, compressed references
 peers-off|bench-peers|||peers compiled in, all off
 page_owner|bench-peers|page_owner=on||page_owner=on
@@ -104,7 +104,7 @@ unpack_upstream() {
 	mkdir -p "$UP_SRC.tmp"
 	tar -xf "$UP_TARBALL" -C "$UP_SRC.tmp" --strip-components=1
 	git -C "$UP_SRC.tmp" init -q
-	git -C "$UP_SRC.tmp" add -A
+	git -C "$UP_SRC.tmp" add -A -f
 	git -C "$UP_SRC.tmp" -c user.name=allocprof -c user.email=dev@allocprof.invalid \
 		commit -q -m "linux-source-6.12 $(dpkg-query -W -f='${Version}' linux-source-6.12)"
 	mv "$UP_SRC.tmp" "$UP_SRC"
@@ -148,6 +148,34 @@ build_kernel() {
 	cp "$BENCH/module-$name/alloc_tag_bench.ko" "$TOP/scripts/guest/bench.sh" \
 		"$BENCH/overlay-$name/opt/bench/"
 	size "$out/vmlinux" | awk 'NR == 2 { print $1, $2, $3 }' >"$BENCH/size-$name"
+	vmlinux_tags "$out" >"$BENCH/tags-$name"
+}
+
+# Number of allocation tags in a vmlinux (0 without the section).
+vmlinux_tags() {
+	local start stop
+	start=$(nm "$1/vmlinux" | awk '$3 == "__start_alloc_tags" { print $1 }')
+	stop=$(nm "$1/vmlinux" | awk '$3 == "__stop_alloc_tags" { print $1 }')
+	if [[ -n $start && -n $stop ]]; then
+		echo $(((16#$stop - 16#$start) / 40))
+	else
+		echo 0
+	fi
+}
+
+# Free page->flags bits of the 6.1 kernels of the bench, of the test
+# config 'profiling' and of x86_64_defconfig (from make build-check), where
+# they are built.
+page_flags_bits() {
+	local name out
+	for name in bench-stock profiling x86_64_defconfig; do
+		case $name in
+		x86_64_defconfig) out=$BUILD/build-check/out-on ;;
+		*) out=$(out_dir "$name") ;;
+		esac
+		[[ -f $out/vmlinux ]] || continue
+		echo "$name $("$TOP/scripts/page-flags-bits.sh" "$out") tags=$(vmlinux_tags "$out")"
+	done >"$BENCH/page-flags-bits.txt"
 }
 
 # boot_row ROW MODE MEM: one boot, its BENCH- lines in $BENCH/rows/.
@@ -208,6 +236,7 @@ main() {
 	mv "$BENCH/rows/stock-bench-1G.txt" "$BENCH/rows/stock-first-1G.txt"
 	boot_row stock bench 1G
 
+	page_flags_bits
 	printf '%s\n' "${rows[@]}" >"$BENCH/rows.list"
 	python3 "$TOP/scripts/bench-report.py" "$BENCH" <<<"$ROWS_TABLE" >"$BENCH/results.md"
 	cat "$BENCH/results.md"
