@@ -45,8 +45,12 @@ esac
 
 [ "${BENCH_MODE:-bench}" = bench ] || exit 0
 
-# The __GFP_ACCOUNT case is charged to the loading task's memcg.
+# The __GFP_ACCOUNT case is charged to the loading task's memcg (a child
+# cgroup with the memory controller: the root memcg charges nothing).
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 mkdir -p /sys/fs/cgroup/bench
+grep -qw memory /sys/fs/cgroup/bench/cgroup.controllers ||
+	echo "BENCH-ERROR no memory controller in the bench cgroup"
 echo $$ >/sys/fs/cgroup/bench/cgroup.procs ||
 	echo "BENCH-ERROR cannot enter the bench memcg"
 echo "BENCH-CGROUP $(cat /proc/self/cgroup)"
@@ -57,6 +61,7 @@ if ! insmod /opt/bench/alloc_tag_bench.ko ${BENCH_MODPARAMS:-}; then
 fi
 dmesg | sed -n 's/.*alloc_tag_bench: \([^ ]*\) \([0-9.]*\) ns (.*/BENCH-RESULT \1 \2/p'
 dmesg | grep -q 'alloc_tag_bench: done' || echo "BENCH-ERROR the bench did not finish"
+echo "BENCH-MEMCG-KMEM $(awk '$1 == "kernel" { print $2 }' /sys/fs/cgroup/bench/memory.stat)"
 if [ "${BENCH_SETUP:-none}" = ftrace ]; then
 	echo "BENCH-FTRACE-ENTRIES $(grep -c '^{' /sys/kernel/tracing/events/kmem/kmalloc/hist)"
 fi
