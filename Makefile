@@ -5,7 +5,8 @@
 #   make shell     boot to an interactive shell
 #   make tree      (re)create build/linux from the base + patches/
 #   make export    write the commits of build/linux back to patches/
-#   make check     checkpatch + series applies to base + every prefix builds
+#   make check     cover letter + checkpatch + series applies to base + every prefix builds
+#   make churn     lines the series adds and later removes again (rework left in it)
 #   make build-check  x86_64_defconfig +/- profiling: no new warnings vs stock
 #   make bench     instruction counts vs stock 6.1, peers and upstream 6.12 (QEMU icount)
 #
@@ -22,13 +23,13 @@ export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS
 
 S := $(CURDIR)/scripts
 
-.PHONY: all help deps tree kernel run shell test check check-fast bisect-check \
+.PHONY: all help deps tree kernel run shell test check check-fast bisect-check churn \
 	export export-check initramfs kselftests build-check bench
 
 all: help
 
 help:
-	@sed -n '3,12p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -78,3 +79,7 @@ bench:
 
 bisect-check:
 	@$(S)/bisect-check.sh
+
+churn:
+	@$(S)/tree.sh ensure
+	@python3 $(S)/churn.py $(BUILD)/linux base HEAD

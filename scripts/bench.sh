@@ -3,8 +3,8 @@
 #
 # Every row boots a kernel under QEMU with -icount shift=0,sleep=off on one
 # vCPU (guest nanoseconds = instructions retired: the same figures on every
-# run, whatever the host does), loads the bench module (lib/alloc_tag_bench.c
-# of the series, built out of tree against each kernel) from a task in a
+# run, whatever the host does), loads the bench module (bench/alloc_tag_bench.c,
+# built out of tree against each kernel) from a task in a
 # memcg and collects its results; then a second boot with 4 GiB reads the
 # memory figures. The tables (ratios against stock 6.1 built with the same
 # config, raw instruction counts, memory) go to $BUILD/bench/results.md.
@@ -125,7 +125,7 @@ build_module() {
 	local out=$1 dir=$2
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	cp "$TREE/lib/alloc_tag_bench.c" "$dir/"
+	cp "$TOP/bench/alloc_tag_bench.c" "$dir/"
 	echo 'obj-m := alloc_tag_bench.o' >"$dir/Kbuild"
 	make -C "$out" M="$dir" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" modules
 }
@@ -139,8 +139,6 @@ build_kernel() {
 	SRC=$src OUT=$out VERIFY=$verify "$TOP/scripts/kernel.sh" "$name"
 	run_logged "initramfs for $name" "$LOGS/bench-initramfs-$name.log" \
 		"$TOP/scripts/initramfs.sh" base "$name"
-	[[ -f $TREE/lib/alloc_tag_bench.c ]] ||
-		die "no lib/alloc_tag_bench.c in $(show_path "$TREE"): run 'make tree'"
 	run_logged "bench module for $name" "$LOGS/bench-module-$name.log" \
 		build_module "$out" "$BENCH/module-$name"
 	rm -rf "$BENCH/overlay-$name"

@@ -101,6 +101,31 @@ apply_in_worktree() {
 	APPLY_FAILED=
 }
 
+# The cover letter: patches/0000-cover-letter.patch, "[PATCH 00/N]" with N
+# the number of patches in patches/series, each of them "[PATCH k/N]", a
+# title and a text of its own (not git's placeholders), and the shortlog of
+# exactly the series (make export writes it).
+check_cover() {
+	local cover=$PATCHES/0000-cover-letter.patch total k=0 p subj
+	total=$(series_patches | wc -l)
+	[[ -f $cover ]] || die "no cover letter: write patches/0000-cover-letter.patch (make export keeps it)"
+	subj=$(sed -n 's/^Subject: //p' "$cover" | head -1)
+	[[ $subj == "[PATCH $(printf '%0*d' ${#total} 0)/$total] "* ]] ||
+		die "cover letter subject '$subj' is not [PATCH 0/$total] for the $total patches of patches/series"
+	if grep -qF '*** SUBJECT HERE ***' "$cover" || grep -qF '*** BLURB HERE ***' "$cover"; then
+		die "the cover letter still has git's placeholders: write its title and text"
+	fi
+	grep -q "^allocprof developers ($total):\$" "$cover" ||
+		die "the cover letter's shortlog is not that of the $total patches: run make export"
+	while read -r p; do
+		k=$((k + 1))
+		subj=$(sed -n 's/^Subject: //p' "$PATCHES/$p" | head -1)
+		[[ $subj == "[PATCH $(printf '%0*d' ${#total} $k)/$total] "* ]] ||
+			die "patches/$p: subject '$subj' is not numbered $k/$total: run make export"
+	done < <(series_patches)
+	say "cover letter: [PATCH 0/$total], shortlog and numbering match patches/series"
+}
+
 main() {
 	: >"$LOG"
 	APPLY_FAILED=
@@ -109,6 +134,7 @@ main() {
 	ensure_worktree
 	apply_in_worktree
 	if [[ ${1:-} != --apply-only ]]; then
+		check_cover
 		checkpatch
 	fi
 	[[ -z $APPLY_FAILED ]] || die "$APPLY_FAILED"

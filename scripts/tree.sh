@@ -72,16 +72,51 @@ operation_in_progress() {
 		-f $gd/CHERRY_PICK_HEAD || -f $gd/REVERT_HEAD ]]
 }
 
-# Write base..HEAD as patches into directory $1 (plus a series file).
+COVER=0000-cover-letter.patch
+
+git_format_patch() {
+	git_tree -c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+		-c diff.algorithm=myers -c diff.renames=true -c format.coverLetter=false \
+		format-patch -q --zero-commit --no-signature --numbered "$@" base..HEAD >/dev/null
+}
+
+# Write base..HEAD as patches into directory $1 (plus a series file, which
+# does not list the cover letter).
 format_patches() {
 	local dir=$1
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	git_tree -c core.abbrev=12 -c diff.noprefix=false -c diff.mnemonicPrefix=false \
-		-c diff.algorithm=myers -c diff.renames=true -c format.coverLetter=false \
-		format-patch -q --zero-commit --no-signature --no-numbered \
-		-o "$dir" base..HEAD >/dev/null
-	(cd "$dir" && find . -maxdepth 1 -name '*.patch' -printf '%f\n' | sort) >"$dir/series"
+	git_format_patch -o "$dir"
+	(cd "$dir" && find . -maxdepth 1 -name '*.patch' ! -name "$COVER" -printf '%f\n' |
+		sort) >"$dir/series"
+}
+
+# Write the cover letter into directory $1: git's own (headers, shortlog
+# and diffstat of base..HEAD, so they are always current) with the title
+# and text of patches/$COVER, everything between its Subject line and the
+# shortlog.  Without one yet, git's placeholders stay, and make check fails.
+format_cover() {
+	local dir=$1 tmp
+	tmp=$(mktemp -d)
+	git_format_patch --cover-letter -o "$tmp"
+	python3 - "$tmp/$COVER" "$PATCHES/$COVER" "$dir/$COVER" \
+		"$(git_tree log -1 --format=%aD HEAD)" <<'PY'
+import re, sys, os
+gen, old, out, date = sys.argv[1:5]
+g = open(gen).read()
+# The date of the newest patch, not of the export: the same series gives
+# the same cover letter.
+g = re.sub(r"(?m)^Date: .*$", "Date: " + date, g, count=1)
+if os.path.exists(old):
+    o = open(old).read()
+    m = re.search(r"^Subject: \[PATCH [0-9]+/[0-9]+\] (.*?)\n\n(.*?)\n(?=\S[^\n]* \([0-9]+\):\n)", o, re.S | re.M)
+    if m:
+        title, blurb = m.group(1), m.group(2)
+        g = g.replace("*** SUBJECT HERE ***", title, 1)
+        g = g.replace("*** BLURB HERE ***\n", blurb, 1)
+open(out, "w").write(g)
+PY
+	rm -rf "$tmp"
 }
 
 # sha256 of each exported commit, in order.
@@ -282,6 +317,7 @@ do_export() {
 	local -a unseen=()
 	tmp=$(mktemp -d)
 	format_patches "$tmp/export"
+	format_cover "$tmp/export"
 	# Refuse to overwrite patches this tree has never seen (e.g. new ones
 	# pulled into patches/ after the tree was made): they would be lost.
 	while read -r p; do
@@ -296,7 +332,7 @@ do_export() {
 	fi
 	local added=0 changed=0 removed=0
 	for p in "$PATCHES"/*.patch; do
-		[[ -e $p ]] || continue
+		[[ -e $p && ${p##*/} != "$COVER" ]] || continue
 		if [[ ! -f $tmp/export/${p##*/} ]]; then
 			rm -f "$p"
 			removed=$((removed + 1))
@@ -313,6 +349,7 @@ do_export() {
 		cp "$tmp/export/$p" "$PATCHES/$p"
 	done <"$tmp/export/series"
 	cmp -s "$tmp/export/series" "$PATCHES/series" || cp "$tmp/export/series" "$PATCHES/series"
+	cmp -s "$tmp/export/$COVER" "$PATCHES/$COVER" || cp "$tmp/export/$COVER" "$PATCHES/$COVER"
 	mapfile -t hashes < <(dir_hashes "$tmp/export")
 	((${#hashes[@]} == 0)) || remember patches "${hashes[@]}"
 	mapfile -t hashes < <(git_tree rev-list base..HEAD)
