@@ -45,11 +45,9 @@ main() {
 	mkdir -p "$INSTALL"
 	: >"$KOUT/targets"
 	while read -r t; do
-		if [[ -d $TREE/tools/testing/selftests/$t ]]; then
-			present+=("$t")
-		else
-			say "kselftest target '$t' is not in the tree (yet): skipped" | tee -a "$LOG"
-		fi
+		[[ -d $TREE/tools/testing/selftests/$t ]] ||
+			die "kselftest target '$t' (tests/kselftests) is not in the tree"
+		present+=("$t")
 	done < <(wanted_targets)
 	((${#present[@]} > 0)) || return 0
 	run_logged "installing kernel headers for the kselftests" "$LOG" build_headers

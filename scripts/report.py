@@ -76,17 +76,38 @@ REPORT_PATTERNS = [
     r'rcu_sched self-detected stall', r'rcu: INFO:',
     r'^BUG \S+ \((Not t|T)ainted\)',  # SLUB debug object reports
     r'Unable to handle kernel',
+    # Reports of allocation profiling itself (CONFIG_MEM_ALLOC_PROFILING_DEBUG
+    # and the module unload check); test_alloc_tag_leak leaks on purpose.
+    r'was allocated without a call site tag', r'alloc_tag: negative sum',
+    r'alloc_tag: call site tag changed',
+    # Kernel test suites that report failures without failing their load.
+    r'Test failed',
 ]
 REPORT_RE = re.compile('|'.join(f'(?:{p})' for p in REPORT_PATTERNS))
+
+
+# A module unloaded with allocations alive is a leak unless they are freed
+# later in the same boot (RCU-deferred frees are); test_alloc_tag_leak leaks
+# on purpose, and its tests free what it left.
+UNLOAD_LIVE_RE = re.compile(r'alloc_tag: module (\S+) unloaded with .* still alive')
+UNLOAD_FREED_RE = re.compile(r'alloc_tag: module (\S+): the last allocation left after unload was freed')
 
 
 def scan(lines, allow):
     """Line indexes of kernel reports not exempted by an allow regex."""
     hits = []
+    pending = {}
     for i, line in enumerate(lines):
         if REPORT_RE.search(line.text) and not any(a.search(line.text) for a in allow):
             hits.append(i)
-    return hits
+        m = UNLOAD_LIVE_RE.search(line.text)
+        if m and m.group(1) != 'test_alloc_tag_leak':
+            pending.setdefault(m.group(1), i)
+        m = UNLOAD_FREED_RE.search(line.text)
+        if m:
+            pending.pop(m.group(1), None)
+    return sorted(hits + [i for i in pending.values()
+                          if not any(a.search(lines[i].text) for a in allow)])
 
 
 def context(lines, hits, before=3, after=12, limit=80):
@@ -313,23 +334,24 @@ def report_ktap(rep, config, prefix, doc_lines, log, lines):
     return tops, results
 
 
-def report_kunit(rep, config, lines, log):
+def report_kunit(rep, config, lines, log, prefix=''):
     kernel = [l for l in lines if l.kernel]
-    tops, results = report_ktap(rep, config, '', kernel, log, lines)
+    tops, results = report_ktap(rep, config, prefix, kernel, log, lines)
     if not tops:
-        rep.fail(config, 'kunit', 'CONFIG_KUNIT=y but no KUnit KTAP output in the main boot log', log)
+        rep.fail(config, prefix + 'kunit', 'KUnit expected but no KUnit KTAP output in the boot log', log)
     elif not results:
-        rep.fail(config, 'kunit', 'KUnit ran no test at all', log)
+        rep.fail(config, prefix + 'kunit', 'KUnit ran no test at all', log)
 
 
 def report_kselftests(rep, config, lines, log, targets):
     sections = between(lines, lambda t: t.startswith('ALLOCPROF-KSFT-BEGIN '),
                        lambda t: t.startswith('ALLOCPROF-KSFT-END '))
-    seen_targets = set()
+    seen_targets, seen_progs = set(), set()
     for start, end in sections:
         prog = lines[start].text.split()[1]
         target, _, pname = prog.partition('/')
         seen_targets.add(target)
+        seen_progs.add(prog)
         base = f'ksft.{target}.{pname}'
         if end is None:
             rep.fail(config, base, 'ALLOCPROF-KSFT-BEGIN without END: the program '
@@ -354,8 +376,13 @@ def report_kselftests(rep, config, lines, log, targets):
                      (' (timeout)' if code in (124, 143) else '') +
                      ' although no case failed', log, excerpt_around(lines, end, 20, 0))
     for t in targets:
-        if t not in seen_targets:
-            rep.fail(config, f'ksft.{t}', 'installed in the guest but no results in the log', log)
+        target, _, progs = t.partition('=')
+        if target not in seen_targets:
+            rep.fail(config, f'ksft.{target}', 'installed in the guest but no results in the log', log)
+            continue
+        for p in filter(None, progs.split('+')):
+            if f'{target}/{p}' not in seen_progs:
+                rep.fail(config, f'ksft.{target}.{p}', 'in the target\'s list but it did not report', log)
 
 
 def report_boot_test(rep, config, run, lines, log, status):
@@ -392,12 +419,13 @@ def report_host_test(rep, config, run, lines, log, status):
                  log, [f'   | {l.raw}' for l in lines[-20:]])
 
 
-HEADER_LINE = re.compile(r'^# (CONFIGS|APPEND|ALLOW-LOG|TIMEOUT): ?(.*?)\s*$')
+HEADER_LINE = re.compile(r'^# (CONFIGS|APPEND|ALLOW-LOG|TIMEOUT|KUNIT): ?(.*?)\s*$')
 
 
 def read_header(script):
     """The '# KEY: value' lines of the leading comment block of a boot test."""
-    hdr = {'allow': [], 'append': [], 'configs': [], 'timeout': None}
+    hdr = {'allow': [], 'append': [], 'configs': [], 'timeout': None,
+           'kunit': False}
     with open(script) as f:
         for number, line in enumerate(f, 1):
             line = line.rstrip('\n')
@@ -415,6 +443,10 @@ def read_header(script):
                 hdr['append'].append(val)
             elif key == 'CONFIGS':
                 hdr['configs'].extend(val.split())
+            elif key == 'KUNIT':
+                if val not in ('yes', 'no'):
+                    raise SystemExit(f'{script}:{number}: KUNIT must be yes or no')
+                hdr['kunit'] = val == 'yes'
             elif not val.isdigit():
                 raise SystemExit(f'{script}:{number}: TIMEOUT must be a number of seconds')
             else:
@@ -427,10 +459,14 @@ def summary(manifest, summary_file):
     configs = []
     with open(manifest) as f:
         entries = [line.rstrip('\n').split('\t') for line in f if line.strip()]
+    feature = {}
     for e in entries:
         config, kind = e[0], e[1]
         if config not in configs:
             configs.append(config)
+        if kind == 'feature':
+            feature[config] = e[2] != 'none'
+            continue
         if kind == 'build':
             log, state = e[2], e[3]
             if state == 'ok':
@@ -456,12 +492,25 @@ def summary(manifest, summary_file):
             hdr = read_header(e[5])
             check_boot(rep, config, run, lines, status, hdr['allow'], log)
             report_boot_test(rep, config, run, lines, log, status)
+            if len(e) > 6 and e[6] == '1':
+                report_kunit(rep, config, lines, log, f'boot.{run}.kunit.')
+    # A skip is for a config without the feature (off); in one with it,
+    # whatever the test missed (a module, a tool, a cgroup) is a failure.
+    for i, (c, n, s) in enumerate(rep.results):
+        if s == 'SKIP' and feature.get(c, True):
+            rep.results[i] = (c, n, 'FAIL')
+            rep.details.append((c, n, ['skipped in a config that has memory allocation '
+                                       'profiling: a test may skip only where the '
+                                       'feature is absent (see the log for the reason)']))
     for config in configs:
         built = any(c == config and n == 'build' and s == 'ok' for c, n, s in rep.results)
-        tests = [n for c, n, s in rep.results
+        tests = [(n, s) for c, n, s in rep.results
                  if c == config and n != 'build' and not n.endswith('.log')]
         if built and not tests:
             rep.fail(config, 'tests', 'zero test results in this config')
+        elif built and all(s == 'SKIP' for _, s in tests):
+            rep.fail(config, 'tests', f'all {len(tests)} tests of this config skipped: '
+                     'nothing was tested')
 
     out = [f'{c}: {n}: {s}' for c, n, s in rep.results]
     if rep.details:
@@ -505,6 +554,7 @@ def main(argv):
         print('CONFIGS=' + shell_quote(' '.join(hdr['configs'])))
         print('BOOT_APPEND=' + shell_quote(' '.join(hdr['append'])))
         print('HEADER_TIMEOUT=' + shell_quote(hdr['timeout'] or ''))
+        print('HEADER_KUNIT=' + ('1' if hdr['kunit'] else ''))
         return 0
     sys.exit(__doc__)
 

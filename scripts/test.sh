@@ -46,7 +46,10 @@ main_boot() {
 		ksft-run
 	EOS
 	config_has "$config" CONFIG_KUNIT=y && kunit=1
-	targets=$(paste -sd, "$BUILD/out/kselftest/targets" 2>/dev/null || true)
+	# "target=prog+prog,...": the programs each target must report.
+	targets=$(while read -r t; do
+		echo "$t=$(paste -sd+ "$BUILD/out/kselftest/install/kselftest/$t/tests.list")"
+	done <"$BUILD/out/kselftest/targets" | paste -sd,)
 	BOOT_APPEND="" TIMEOUT=${USER_TIMEOUT:-} "$TOP/scripts/boot.sh" "$config" main "$script"
 	manifest "$config" main main "$LOGS/$config-main.log" "$LOGS/$config-main.status" \
 		"$kunit" "${targets:--}"
@@ -61,16 +64,22 @@ boot_tests() {
 		selected "$name" || continue
 		[[ $name == main || $name == run || $name == shell ]] &&
 			die "tests/boot/$name.sh: the names main, run and shell are reserved"
-		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT="" header
+		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT="" HEADER_KUNIT="" header kunit=0 off=$no_kunit
 		header=$("$TOP/scripts/report.py" header "$script") ||
 			die "tests/boot/$name.sh: bad header"
 		eval "$header"
 		[[ -n $CONFIGS ]] ||
 			die "tests/boot/$name.sh: no '# CONFIGS:' header (say which configs it runs in, or 'all')"
 		wants_config "$config" "$CONFIGS" || continue
-		BOOT_APPEND="$no_kunit $BOOT_APPEND" TIMEOUT=${USER_TIMEOUT:-${HEADER_TIMEOUT:-}} \
+		# "# KUNIT: yes": the KUnit suites run in this boot too.
+		if [[ -n $HEADER_KUNIT && -n $no_kunit ]]; then
+			kunit=1
+			off=""
+		fi
+		BOOT_APPEND="$off $BOOT_APPEND" TIMEOUT=${USER_TIMEOUT:-${HEADER_TIMEOUT:-}} \
 			"$TOP/scripts/boot.sh" "$config" "$name" "$script"
-		manifest "$config" boot "$name" "$LOGS/$config-$name.log" "$LOGS/$config-$name.status" "$script"
+		manifest "$config" boot "$name" "$LOGS/$config-$name.log" "$LOGS/$config-$name.status" \
+			"$script" "$kunit"
 	done
 }
 
@@ -102,6 +111,13 @@ test_config() {
 		return
 	fi
 	manifest "$config" build "$LOGS/build-$config.log" ok
+	# Whether the feature is in this config: only where it is not may a
+	# test be skipped (scripts/report.py).
+	if config_has "$config" CONFIG_MEM_ALLOC_PROFILING=y; then
+		manifest "$config" feature profiling
+	else
+		manifest "$config" feature none
+	fi
 	run_logged "making the initramfs of '$config' (with kselftests)" "$LOGS/initramfs-$config.log" \
 		"$TOP/scripts/initramfs.sh" base "$config" --kselftests
 	main_boot "$config"

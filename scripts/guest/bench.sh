@@ -18,7 +18,7 @@ dmesg | sed -n 's/.*allocated \([0-9]*\) bytes of page_ext.*/BENCH-PAGE-EXT \1/p
 if [ -r /proc/allocinfo ]; then
 	echo "BENCH-TAGS $(grep -cv '^allocinfo\|^#' /proc/allocinfo)"
 	# The memory of the slab object vectors: ours are charged to one line
-	# in mm/slab_alloc_tag.c, upstream's to alloc_slab_obj_exts().
+	# in mm/slab_obj_ext.c, upstream's to alloc_slab_obj_exts().
 	awk '/slab_obj_exts_tag|func:alloc_slab_obj_exts/ { b += $1; n += $2 }
 	     END { print "BENCH-VECTORS", b + 0, n + 0 }' /proc/allocinfo
 fi

@@ -2,10 +2,21 @@
 # CONFIGS: profiling debug
 # APPEND: sysctl.vm.mem_profiling=1,page_ext
 # TIMEOUT: 900
+# KUNIT: yes
 #
 # The exact accounting kselftest (allocinfo_test: every wrapped API, pages
-# and slab, memcg, vmalloc, modules) with page references in page_ext. The
-# main boot of each config runs it in the default mode, page->flags.
-# The kselftest prints KTAP itself.
+# and slab, memcg, vmalloc, modules) with page references in page_ext, and
+# the KUnit suites at boot in that mode (the page reference cases test the
+# page_ext side there). The main boot of each config runs both in the
+# default mode, page->flags. First the kernel must say that it did use
+# page_ext: otherwise this would test the default mode a second time.
+. /etc/allocprof/ktap.sh
 
+if ! dmesg | grep -q "alloc_tag: page references in page_ext"; then
+	ktap_plan 1
+	ktap_fail "page references in page_ext (not in the kernel log)"
+	dmesg | grep "alloc_tag: page references" | sed 's/^/# /'
+	exit 0
+fi
+# The kselftest prints KTAP itself.
 exec /kselftest/alloc_tag/allocinfo_test

@@ -12,14 +12,18 @@
 
 . /etc/allocprof/ktap.sh
 
-# Test modules that are cheap to load; the ones a config builds get loaded
-# and unloaded. (Slow ones go to mm-selftests.sh.)
-SMOKE_MODULES="test_meminit"
+# Test modules that are cheap to load, by config (configs/*.config build
+# them): each is loaded and unloaded, and one that is missing fails.
+. /etc/allocprof/env
+case $ALLOCPROF_CONFIG in
+debug) SMOKE_MODULES="test_meminit test_alloc_tag test_alloc_tag_leak" ;;
+profiling) SMOKE_MODULES="test_alloc_tag test_alloc_tag_leak" ;;
+*) SMOKE_MODULES="" ;;
+esac
 
-present_modules() {
-	for m in $SMOKE_MODULES; do
-		grep -q "/$m\.ko" "/lib/modules/$(uname -r)/modules.dep" 2>/dev/null && echo "$m"
-	done
+built() {
+	grep -q "/$1\.ko" "/lib/modules/$(uname -r)/modules.dep" 2>/dev/null ||
+		{ echo "$1 is not built in this config"; return 1; }
 }
 
 check_mounts() {
@@ -73,6 +77,7 @@ check_tmpfs() {
 # Load, then unload unless the module has no exit function ("[permanent]"
 # in /proc/modules, e.g. test_meminit): a failing test module fails to load.
 load_unload() {
+	built "$1" || return 1
 	modprobe "$1" || return 1
 	if grep -q "^$1 .*\[permanent\]" /proc/modules; then
 		echo "$1 is permanent (no module_exit): not unloading"
@@ -81,20 +86,13 @@ load_unload() {
 	modprobe -r "$1"
 }
 
-mods=$(present_modules)
-nmods=$(echo "$mods" | wc -w)
-[ "$nmods" -gt 0 ] || nmods=1
-ktap_plan $((6 + nmods))
+ktap_plan $((6 + $(echo $SMOKE_MODULES | wc -w)))
 ktap_check "meminfo readable" grep -q '^MemTotal:' /proc/meminfo
 ktap_check "filesystems mounted" check_mounts
 ktap_check "uname -r is the built release" check_release
 ktap_check "$ALLOCPROF_SMP CPUs online" check_cpus
 ktap_check "fork and exec 100 processes" check_fork_exec
 ktap_check "tmpfs write and read back" check_tmpfs
-if [ -z "$mods" ]; then
-	ktap_skip "load and unload test modules" "no test module in this config"
-else
-	for m in $mods; do
-		ktap_check "load and unload $m" load_unload "$m"
-	done
-fi
+for m in $SMOKE_MODULES; do
+	ktap_check "load and unload $m" load_unload "$m"
+done
