@@ -343,7 +343,7 @@ def report_kunit(rep, config, lines, log, prefix=''):
         rep.fail(config, prefix + 'kunit', 'KUnit ran no test at all', log)
 
 
-def report_kselftests(rep, config, lines, log, targets):
+def report_kselftests(rep, config, lines, log, targets, feature=True):
     sections = between(lines, lambda t: t.startswith('ALLOCPROF-KSFT-BEGIN '),
                        lambda t: t.startswith('ALLOCPROF-KSFT-END '))
     seen_targets, seen_progs = set(), set()
@@ -363,8 +363,11 @@ def report_kselftests(rep, config, lines, log, targets):
         tops, results = report_ktap(rep, config, base + '.', doc, log, lines)
         failed = any(s == 'FAIL' for _, s, _ in results)
         if not results:
-            if code == 0:
+            if code == 0 and not feature:
                 rep.add(config, base, 'ok')
+            elif code == 0:
+                rep.fail(config, base, 'exit status 0 but no KTAP result', log,
+                         excerpt_around(lines, end, 20, 0))
             elif code == 4:
                 rep.add(config, base, 'SKIP')
             else:
@@ -397,8 +400,12 @@ def report_boot_test(rep, config, run, lines, log, status):
     tops, results = report_ktap(rep, config, base + '.', doc, log, lines)
     if not tops or tops[0].plan is None:
         rep.fail(config, base + '.plan', 'no KTAP plan (ktap_plan N) printed', log)
-    elif not results and tops[0].plan != 0:
-        rep.fail(config, base, 'no results', log)
+    elif not results:
+        # A plan of 0 ("1..0 # SKIP ...") is a skip of the whole test.
+        if tops[0].plan == 0:
+            rep.add(config, base, 'SKIP')
+        else:
+            rep.fail(config, base, 'no results', log)
     code = status.get('guest_exit', 'none')
     if code not in ('none', '0'):
         rep.fail(config, base + '.exit', f'the boot test script exited with status {code}',
@@ -487,7 +494,7 @@ def summary(manifest, summary_file):
             check_boot(rep, config, run, lines, status, [], log)
             if kunit:
                 report_kunit(rep, config, lines, log)
-            report_kselftests(rep, config, lines, log, targets)
+            report_kselftests(rep, config, lines, log, targets, feature.get(config, True))
         else:
             hdr = read_header(e[5])
             check_boot(rep, config, run, lines, status, hdr['allow'], log)
