@@ -18,7 +18,7 @@ CONFIGS ?= off profiling debug
 BISECT ?= 1
 
 # Passed to the scripts through the environment (empty = default).
-export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS \
+export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS BISECT_FROM \
 	HOST_TESTS BENCH_ROWS
 
 S := $(CURDIR)/scripts

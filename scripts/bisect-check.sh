@@ -3,6 +3,8 @@
 # series (patch 1, 1-2, 1-3, ...) in the worktree $BUILD/bisect with
 # O=$BUILD/out/bisect (incremental, ccache), never touching $BUILD/linux.
 # Options that do not exist yet at a prefix are reported, not fatal.
+# BISECT_FROM=N starts at prefix N (the earlier ones said so in the log),
+# to go on after a fix to patch N without building 1..N-1 again.
 . "$(dirname "$0")/lib.sh"
 
 WORKTREE=$BUILD/bisect
@@ -19,6 +21,10 @@ main() {
 	fi
 	while read -r commit patch; do
 		n=$((n + 1))
+		if ((n < ${BISECT_FROM:-1})); then
+			say "bisect-check $n/$total: $patch: skipped (BISECT_FROM=$BISECT_FROM)"
+			continue
+		fi
 		say "bisect-check $n/$total: $patch"
 		git -C "$WORKTREE" checkout -q --detach "$commit"
 		if ! SRC=$WORKTREE OUT=$BUILD/out/bisect VERIFY=warn LOGNAME_SUFFIX=bisect \
