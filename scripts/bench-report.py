@@ -185,7 +185,7 @@ def main():
         out.append("")
         out.append("Free bits of page->flags (between the page flags and "
                    "the node/zone/section/... fields), the tag indices "
-                   "they hold (at most 24 bits are used) and the tags of "
+                   "they hold (at most 32 bits are used) and the tags of "
                    "vmlinux (0: built without profiling; modules add "
                    "theirs when loaded).")
         out.append("")

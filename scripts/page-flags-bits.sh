@@ -51,6 +51,6 @@ size_of() {
 free=$(size_of probe_free_bits)
 nrf=$(size_of probe_nr_pageflags)
 [[ -n $free && -n $nrf ]] || die "cannot read the probe's symbols"
-# The index field takes at most 24 bits (the tag keeps it in ct.flags).
-width=$((free < 24 ? free : 24))
+# The index field takes at most 32 bits (struct alloc_tag's u32 ref_idx).
+width=$((free < 32 ? free : 32))
 echo "free_bits=$free nr_pageflags=$nrf used_above=$((64 - free - nrf)) capacity=$(((1 << width) - 1))"
