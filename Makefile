@@ -7,6 +7,7 @@
 #   make export    write the commits of build/linux back to patches/
 #   make check     cover letter + checkpatch + series applies to base + every prefix builds
 #   make churn     lines the series adds and later removes again (rework left in it)
+#   make mutation-check  break each accounting family on purpose: make test must fail
 #   make build-check  x86_64_defconfig +/- profiling: no new warnings vs stock
 #   make bench     instruction counts vs stock 6.1, peers and upstream 6.12 (QEMU icount)
 #
@@ -24,12 +25,12 @@ export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS
 S := $(CURDIR)/scripts
 
 .PHONY: all help deps tree kernel run shell test check check-fast bisect-check churn \
-	export export-check initramfs kselftests build-check bench
+	export export-check initramfs kselftests build-check bench mutation-check
 
 all: help
 
 help:
-	@sed -n '3,13p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -83,3 +84,6 @@ bisect-check:
 churn:
 	@$(S)/tree.sh ensure
 	@python3 $(S)/churn.py $(BUILD)/linux base HEAD
+
+mutation-check:
+	@$(S)/mutation-check.sh
