@@ -36,21 +36,33 @@ page_ext_allocated() {
 	[ "$b" -gt 0 ]
 }
 
+# The profiling core's boot line ("alloc_tag: N allocation call sites,
+# profiling on|off|never"), which page_ext's is printed before: if it is in
+# the log, so would a page_ext line be.  The page_ext line's own wording is
+# checked where one must be there (page_ext_allocated, in the page_ext
+# boot tests), so its absence here means something.
+alloc_tag_boot_line() {
+	dmesg | grep -E 'alloc_tag: [0-9]+ allocation call sites, profiling (on|off|never)$'
+}
+
 page_ext_none() {
+	alloc_tag_boot_line || { echo "no alloc_tag boot line in the log"; return 1; }
 	b=$(page_ext_bytes)
 	echo "page_ext: $b bytes"
 	[ "$b" -eq 0 ]
 }
 
 # Where the kernel said it keeps page references: flags (page->flags),
-# page_ext, or none (never).
+# page_ext, or none (never: the core's boot line says so, and no other).
 page_refs_where() {
 	if dmesg | grep -q 'alloc_tag: page references in page->flags'; then
 		echo flags
 	elif dmesg | grep -q 'alloc_tag: page references in page_ext'; then
 		echo page_ext
-	else
+	elif alloc_tag_boot_line | grep -q 'profiling never$'; then
 		echo none
+	else
+		echo unknown
 	fi
 }
 
