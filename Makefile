@@ -9,6 +9,7 @@
 #   make churn     lines the series adds and later removes again (rework left in it)
 #   make mutation-check  break each accounting family on purpose: make test must fail
 #   make build-check  x86_64_defconfig +/- profiling: no new warnings vs stock
+#   make distro-check Debian's cloud-amd64 and amd64 configs: build, compare, boot
 #   make bench     instruction counts vs stock 6.1, peers and upstream 6.12 (QEMU icount)
 #
 # Everything the harness makes lives under $(BUILD) (default ./build).
@@ -18,19 +19,26 @@ CONFIG ?= profiling
 CONFIGS ?= off profiling debug
 BISECT ?= 1
 
+# CMD and APPEND reach the guest exactly as typed: a '$' in them is not
+# make's ($(value) takes the text unexpanded; a simple variable is exported
+# as it is).
+override CMD := $(value CMD)
+override APPEND := $(value APPEND)
+
 # Passed to the scripts through the environment (empty = default).
 export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS BISECT_FROM \
-	HOST_TESTS BENCH_ROWS
+	HOST_TESTS BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT
 
 S := $(CURDIR)/scripts
 
 .PHONY: all help deps tree kernel run shell test check check-fast bisect-check churn \
-	export export-check initramfs kselftests build-check bench mutation-check
+	export export-check initramfs kselftests build-check bench mutation-check \
+	print-vars distro-check
 
 all: help
 
 help:
-	@sed -n '3,14p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -74,6 +82,9 @@ build-check:
 	@$(S)/tree.sh ensure
 	@$(S)/build-check.sh
 
+distro-check:
+	@$(S)/distro-check.sh
+
 bench:
 	@$(S)/tree.sh ensure
 	@$(S)/bench.sh
@@ -87,3 +98,7 @@ churn:
 
 mutation-check:
 	@$(S)/mutation-check.sh
+
+# What the scripts receive (tests/harness/make-vars.sh).
+print-vars:
+	@printf 'CMD=%s\nAPPEND=%s\n' "$$CMD" "$$APPEND"

@@ -13,6 +13,10 @@
 # test header), OVERLAY, SMP (2), MEM (1G), TIMEOUT (seconds; default 600
 # for debug, 300 otherwise), ICOUNT=1 (-icount shift=0,sleep=off, one vCPU),
 # INTERACTIVE=1 (console on the terminal, no timeout).
+# Devices follow the kernel's .config: with VIRTIO_BLK, a fresh scratch ext4
+# disk (/dev/vda) and a swap disk (/dev/vdb) per run (DISK_MB, 512; SWAP_MB,
+# 256); with NUMA, two nodes, memory split in half, CPUs split as evenly as
+# they go (node 1 has none with one CPU).
 . "$(dirname "$0")/lib.sh"
 
 CONFIG=${1:?usage: boot.sh CONFIG RUN_NAME RUNSCRIPT|-}
@@ -37,6 +41,30 @@ fi
 
 kernel_release() { cat "$OUT/include/config/kernel.release"; }
 
+kconfig_has() { grep -qE "^$1=(y|m)$" "$OUT/.config"; }
+
+# MEM ("1G", "1536M", "2048") in MiB.
+mem_mib() {
+	case $MEM in
+	*[gG]) echo $((${MEM%[gG]} * 1024)) ;;
+	*[mM]) echo "${MEM%[mM]}" ;;
+	*) echo "$MEM" ;;
+	esac
+}
+
+DISK=$OUT/disk-$RUN.img
+SWAPDISK=$OUT/swap-$RUN.img
+
+# The scratch and swap disks of this run, made fresh: nothing carries over
+# from an earlier boot.
+make_disks() {
+	rm -f "$DISK" "$SWAPDISK"
+	truncate -s "${DISK_MB:-512}M" "$DISK"
+	mkfs.ext4 -q -F -L scratch "$DISK" >/dev/null || die "mkfs.ext4 $DISK failed"
+	truncate -s "${SWAP_MB:-256}M" "$SWAPDISK"
+	mkswap -L swap "$SWAPDISK" >/dev/null || die "mkswap $SWAPDISK failed"
+}
+
 make_initrd() {
 	local envfile=$OUT/env-$RUN
 	{
@@ -45,7 +73,9 @@ make_initrd() {
 		echo "ALLOCPROF_RELEASE=$(kernel_release)"
 		echo "ALLOCPROF_SMP=$SMP"
 		echo "ALLOCPROF_MEM=$MEM"
-		echo "export ALLOCPROF_CONFIG ALLOCPROF_RUN ALLOCPROF_RELEASE ALLOCPROF_SMP ALLOCPROF_MEM"
+		# Free page->flags bits of this build (scripts/kernel.sh), "" if unknown.
+		echo "ALLOCPROF_PAGE_FLAGS_FREE=$(sed -n 's/^free_bits=\([0-9]*\) .*/\1/p' "$OUT/.allocprof-page-flags" 2>/dev/null)"
+		echo "export ALLOCPROF_CONFIG ALLOCPROF_RUN ALLOCPROF_RELEASE ALLOCPROF_SMP ALLOCPROF_MEM ALLOCPROF_PAGE_FLAGS_FREE"
 	} >"$envfile"
 	"$TOP/scripts/initramfs.sh" run "$INITRD.run" "$SCRIPT" "$envfile" "${OVERLAY:-}"
 	cat "$OUT/initramfs.cpio" "$INITRD.run" >"$INITRD"
@@ -54,7 +84,11 @@ make_initrd() {
 
 qemu_cmd() {
 	local append="console=ttyS0 panic=-1 ${BOOT_APPEND:-} ${APPEND:-}"
-	QEMU=(qemu-system-x86_64 -machine q35 -cpu max -smp "$SMP" -m "$MEM"
+	local smp=$SMP
+	# NUMA: one CPU per socket; CPUs of one socket share a cache and must
+	# be on one node (the scheduler warns otherwise).
+	kconfig_has CONFIG_NUMA && smp="$SMP,sockets=$SMP,cores=1,threads=1"
+	QEMU=(qemu-system-x86_64 -machine q35 -cpu max -smp "$smp" -m "$MEM"
 		-nodefaults -no-user-config -nographic -serial mon:stdio -no-reboot
 		-kernel "$OUT/arch/x86/boot/bzImage" -initrd "$INITRD"
 		-append "$(echo "$append" | tr -s ' ' | sed 's/ *$//')")
@@ -62,6 +96,25 @@ qemu_cmd() {
 		QEMU+=(-accel tcg,thread=single -icount shift=0,sleep=off)
 	else
 		QEMU+=(-accel tcg,thread=multi)
+	fi
+	if kconfig_has CONFIG_VIRTIO_BLK; then
+		QEMU+=(-drive "file=$DISK,if=virtio,format=raw,cache=unsafe"
+			-drive "file=$SWAPDISK,if=virtio,format=raw,cache=unsafe")
+	fi
+	if kconfig_has CONFIG_NUMA; then
+		local mib half cpus0
+		mib=$(mem_mib)
+		[[ $mib =~ ^[0-9]+$ ]] || die "MEM=$MEM: not a size in MiB or GiB"
+		half=$((mib / 2))
+		cpus0=$(((SMP + 1) / 2))
+		QEMU+=(-object "memory-backend-ram,id=node0,size=$((mib - half))M"
+			-object "memory-backend-ram,id=node1,size=${half}M"
+			-numa "node,nodeid=0,memdev=node0,cpus=0-$((cpus0 - 1))")
+		if ((SMP > cpus0)); then
+			QEMU+=(-numa "node,nodeid=1,memdev=node1,cpus=$cpus0-$((SMP - 1))")
+		else
+			QEMU+=(-numa "node,nodeid=1,memdev=node1")
+		fi
 	fi
 }
 
@@ -90,6 +143,9 @@ main() {
 	[[ -f $OUT/initramfs.cpio ]] || die "no initramfs for '$CONFIG' (initramfs.sh base $CONFIG)"
 	[[ $SCRIPT == - || -f $SCRIPT ]] || die "no run script $SCRIPT"
 	make_initrd
+	if kconfig_has CONFIG_VIRTIO_BLK; then
+		make_disks
+	fi
 	qemu_cmd
 	: >"$LOG"
 	rm -f "$STATUS"
@@ -107,7 +163,7 @@ main() {
 				"(qemu status $(status_value "$STATUS" qemu_status)): crash or panic?"
 		fi
 	fi
-	rm -f "$INITRD"
+	rm -f "$INITRD" "$DISK" "$SWAPDISK"
 }
 
 main

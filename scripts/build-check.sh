@@ -15,11 +15,31 @@
 # result is in $BUILD/build-check/result.md; logs in $BUILD/logs/.
 # BUILD_CHECK_VARIANTS="on off" rebuilds only those and compares them with
 # the stock warnings of an earlier run.
+#
+# DISTRO=cloud-amd64|amd64 (scripts/distro-check.sh): Debian's own config
+# of that flavour (package linux-config-6.1) instead of x86_64_defconfig,
+# debug info off, module signing with a throwaway key; "on" adds
+# configs/distro-on.config. Results in $BUILD/distro/FLAVOUR/. A build is
+# resumable: interrupted, it goes on where it stopped the next time (the
+# log of the interrupted part is kept); finished for the same commit and
+# config, it is not redone.
 . "$(dirname "$0")/lib.sh"
 
-BC=$BUILD/build-check
+DISTRO=${DISTRO:-}
+if [[ -n $DISTRO ]]; then
+	BC=$BUILD/distro/$DISTRO
+	ON_FRAG=$TOP/configs/distro-on.config
+	DEBIAN_CONFIG=/usr/src/linux-config-6.1/config.amd64_none_$DISTRO.xz
+	[[ -f $DEBIAN_CONFIG ]] || die "no Debian config $DEBIAN_CONFIG (package linux-config-6.1; flavours: cloud-amd64 amd64)"
+	WHAT="Debian's $DISTRO config"
+	LOGPFX=distro-$DISTRO
+else
+	BC=$BUILD/build-check
+	ON_FRAG=$TOP/configs/build-check-on.config
+	WHAT=x86_64_defconfig
+	LOGPFX=build-check
+fi
 WT=$BC/src
-ON_FRAG=$TOP/configs/build-check-on.config
 VARIANTS=${BUILD_CHECK_VARIANTS:-stock on off}
 
 if command -v ccache >/dev/null; then
@@ -44,9 +64,27 @@ checkout() {
 	fi
 }
 
+# Debian's config as a user would build it: no debug info (hours less),
+# no Debian signing certificates (a throwaway module signing key is made
+# by the build), the rest as Debian ships it.
+debian_config() {
+	xzcat "$DEBIAN_CONFIG" >"$OUT/.config"
+	"$WT/scripts/config" --file "$OUT/.config" \
+		-d DEBUG_INFO -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF4 \
+		-d DEBUG_INFO_DWARF5 -d DEBUG_INFO_BTF -e DEBUG_INFO_NONE \
+		--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
+		--set-str MODULE_SIG_KEY certs/signing_key.pem \
+		--set-str BUILD_SALT "allocprof"
+	kmake -s olddefconfig
+}
+
 configure() {
 	local variant=$1
-	kmake -s x86_64_defconfig
+	if [[ -n $DISTRO ]]; then
+		debian_config
+	else
+		kmake -s x86_64_defconfig
+	fi
 	case $variant in
 	on)
 		(cd "$OUT" && "$WT/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
@@ -56,7 +94,7 @@ configure() {
 		;;
 	off)
 		if grep -q '^CONFIG_MEM_ALLOC_PROFILING=y' "$OUT/.config"; then
-			die "x86_64_defconfig turned profiling on"
+			die "$WHAT turned profiling on"
 		fi
 		;;
 	esac
@@ -64,10 +102,11 @@ configure() {
 
 # make prints each warning once per compile; a full rebuild is needed to
 # see them all, so the object files are removed first (ccache keeps the
-# rebuild cheap: it replays the compiler's warnings too).
+# rebuild cheap: it replays the compiler's warnings too). Not when resuming
+# an interrupted build: the warnings of its first part are in the log.
 build() {
-	kmake -s clean
-	kmake -j"$NPROC" bzImage modules
+	[[ ${1:-} == resume ]] || kmake -s clean
+	kmake -k -j"$NPROC" bzImage modules
 }
 
 # "file: warning text" (source path relative, line/column dropped), sorted.
@@ -81,22 +120,42 @@ warnings_of() {
 }
 
 build_variant() {
-	local variant=$1 rev log
+	local variant=$1 rev log key state=$BC/state-$variant mode=fresh
 	case $variant in
-	stock) rev=base ;;
+	stock) rev=$(git -C "$TREE" rev-parse base) ;;
 	*) rev=$(git -C "$TREE" rev-parse HEAD) ;;
 	esac
 	OUT=$BC/out-$variant
-	log=$LOGS/build-check-$variant.log
+	log=$LOGS/$LOGPFX-$variant.log
+	key="$rev $(cat "$ON_FRAG" ${DEBIAN_CONFIG:+"$DEBIAN_CONFIG"} | md5sum | cut -c1-12)"
 	mkdir -p "$OUT"
-	: >"$log"
-	say "build-check: $variant = x86_64_defconfig at $(git -C "$TREE" rev-parse --short "$rev")"
-	checkout "$rev"
-	run_logged "configuring $variant" "$log" configure "$variant"
-	local start=$SECONDS
-	HEARTBEAT=60 run_logged "building $variant (x86_64_defconfig, -j$NPROC)" "$log" build
+	if [[ -f $state && $(cat "$state") == "done $key" && -f $BC/warnings-$variant.txt ]]; then
+		say "$LOGPFX: $variant already built for $(git -C "$TREE" rev-parse --short "$rev") (remove $(show_path "$state") to redo)"
+		return 0
+	fi
+	if [[ -f $state && $(cat "$state") == "building $key" ]]; then
+		mode=resume
+		say "$LOGPFX: resuming the interrupted build of $variant"
+	else
+		: >"$log"
+	fi
+	say "$LOGPFX: $variant = $WHAT at $(git -C "$TREE" rev-parse --short "$rev")"
+	echo "building $key" >"$state"
+	if [[ $mode == fresh ]]; then
+		checkout "$rev"
+		run_logged "configuring $variant" "$log" configure "$variant"
+	fi
+	local start=$SECONDS status=0
+	# In a subshell: a failed build (errors are reported below) ends it only.
+	(HEARTBEAT=60 run_logged "building $variant ($WHAT, -j$NPROC)" "$log" build "$mode") ||
+		status=$?
 	warnings_of "$log" >"$BC/warnings-$variant.txt"
-	say "build-check: $variant built in $(fmt_secs $((SECONDS - start))), $(wc -l <"$BC/warnings-$variant.txt") distinct warnings"
+	if ((status == 0)); then
+		echo "done $key" >"$state"
+	else
+		echo "failed $key" >"$state"
+	fi
+	say "$LOGPFX: $variant built in $(fmt_secs $((SECONDS - start))) (status $status), $(wc -l <"$BC/warnings-$variant.txt") distinct warnings"
 }
 
 main() {
@@ -106,9 +165,9 @@ main() {
 		build_variant "$v"
 	done
 	{
-		echo "# make build-check ($(date -u +%Y-%m-%d), $(git -C "$TREE" describe --always HEAD))"
+		echo "# make ${DISTRO:+distro-check: }build-check ($(date -u +%Y-%m-%d), $(git -C "$TREE" describe --always HEAD))"
 		echo
-		echo "x86_64_defconfig, gcc $(gcc -dumpfullversion), bzImage + modules."
+		echo "$WHAT, gcc $(gcc -dumpfullversion), bzImage + modules."
 		echo
 		echo "| build | distinct warnings | errors | new vs stock |"
 		echo "|---|---|---|---|"

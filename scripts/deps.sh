@@ -12,11 +12,14 @@
 
 # (python3-ply and python3-git: checkpatch.pl's SPDX license check;
 # prometheus: promtool checks allocinfo's --prometheus output;
-# python3-sphinx, python3-sphinx-rtd-theme: make htmldocs)
+# python3-sphinx, python3-sphinx-rtd-theme: make htmldocs;
+# e2fsprogs, util-linux: the guests' scratch ext4 and swap disks;
+# linux-config-6.1: Debian's own configs, for make distro-check)
 PACKAGES=(
 	qemu-system-x86 busybox-static ccache flex bison libelf-dev libssl-dev
 	bc cpio kmod rsync python3 gcc libc6-dev make perl dwarves git xz-utils
 	python3-ply python3-git prometheus python3-sphinx python3-sphinx-rtd-theme
+	e2fsprogs util-linux linux-config-6.1
 )
 SOURCE_PKG=linux-source-6.1
 SOURCE_TARBALL=/usr/src/linux-source-6.1.tar.xz

@@ -124,6 +124,9 @@ main() {
 	fi
 	run_logged "building kernel '$NAME' with $KCC -j$NPROC" "$LOG" build
 	[[ -n ${NO_MODROOT:-} ]] || run_logged "installing modules of '$NAME'" "$LOG" install_modules
+	# The page->flags layout the guests' tests expect (scripts/boot.sh).
+	[[ -n ${NO_MODROOT:-} ]] || run_logged "measuring the free page->flags bits of '$NAME'" "$LOG" \
+		bash -c '"$1" "$2" | tee "$2/.allocprof-page-flags"' _ "$TOP/scripts/page-flags-bits.sh" "$OUT"
 	say "kernel '$NAME' $(cat "$OUT/include/config/kernel.release") ready in $(fmt_secs $((SECONDS - start))): $(show_path "$OUT/arch/x86/boot/bzImage")"
 }
 

@@ -103,6 +103,23 @@ host_tests() {
 	done
 }
 
+# Tests of the harness itself (KTAP on stdout): tests/harness/NAME.sh TOP.
+harness_tests() {
+	local script name log status
+	[[ ${HOST_TESTS:-1} != 0 ]] || return 0
+	for script in "$TOP"/tests/harness/*.sh; do
+		[[ -e $script ]] || continue
+		name=$(basename "$script" .sh)
+		log=$LOGS/harness-$name.log
+		status=$LOGS/harness-$name.status
+		: >"$log"
+		rm -f "$status"
+		run_logged "harness test $name" "$log" bash -c \
+			'"$1" "$2"; echo "exit=$?" >"$3"' _ "$script" "$TOP" "$status"
+		manifest host host "harness.$name" "$log" "$status"
+	done
+}
+
 test_config() {
 	local config=$1 start=$SECONDS
 	say "==== config '$config' ===="
@@ -142,6 +159,7 @@ main() {
 		[[ -f $TOP/tests/boot/$name.sh ]] || setup_failed "BOOT_TESTS: no tests/boot/$name.sh"
 	done
 	host_tests
+	harness_tests
 	for config in $CONFIGS; do
 		test_config "$config"
 	done

@@ -1,5 +1,5 @@
 #!/bin/sh
-# CONFIGS: profiling debug
+# CONFIGS: profiling
 # APPEND: sysctl.vm.mem_profiling=1,page_ext
 # TIMEOUT: 900
 # KUNIT: yes
@@ -7,9 +7,11 @@
 # The exact accounting kselftest (allocinfo_test: every wrapped API, pages
 # and slab, memcg, vmalloc, modules) with page references in page_ext, and
 # the KUnit suites at boot in that mode (the page reference cases test the
-# page_ext side there). The main boot of each config runs both in the
-# default mode, page->flags. First the kernel must say that it did use
-# page_ext: otherwise this would test the default mode a second time.
+# page_ext side there). The main boot of profiling runs both in its
+# default mode, page->flags; debug has Debian's layout, where page_ext is
+# the default: its main boot runs them in page_ext mode. First the kernel
+# must say that it did use page_ext: otherwise this would test the default
+# mode a second time.
 . /etc/allocprof/ktap.sh
 
 if ! dmesg | grep -q "alloc_tag: page references in page_ext"; then

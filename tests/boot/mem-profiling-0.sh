@@ -8,7 +8,7 @@
 
 ktap_plan 8
 ktap_check "0: sysctl reads 0" sysctl_is 0
-ktap_check "0: page references have room in page->flags" page_refs_in flags
+ktap_check "0: page references in their default place" refs_in_default_place
 make_allocations
 ktap_check "0: nothing accounted while off" allocinfo_zero
 # memcg vectors made while off, in use when profiling is switched on

@@ -73,6 +73,36 @@ page_refs_in() {
 	[ "$w" = "$1" ]
 }
 
+# Where page references go by default in this build: page_ext when
+# page->flags has (next to) no free bits, as in Debian's layout; page->flags
+# when it has room for far more tags than vmlinux has (16 bits: 65535).
+# The free bits are the build's, measured on the host by
+# scripts/page-flags-bits.sh, not what the kernel says about itself.
+default_refs() {
+	b=${ALLOCPROF_PAGE_FLAGS_FREE:-}
+	if [ -z "$b" ]; then
+		echo unknown
+	elif [ "$b" -le 1 ]; then
+		echo page_ext
+	elif [ "$b" -ge 16 ]; then
+		echo flags
+	else
+		echo unknown
+	fi
+}
+
+# The default place: page_refs_in it, and page_ext memory only for page_ext.
+refs_in_default_place() {
+	d=$(default_refs)
+	echo "page->flags of this build: ${ALLOCPROF_PAGE_FLAGS_FREE:-?} free bits: by default in $d"
+	page_refs_in "$d" || return 1
+	case $d in
+	flags) page_ext_none ;;
+	page_ext) page_ext_allocated ;;
+	*) return 1 ;;
+	esac
+}
+
 # The kernel fell back to page_ext although compressed was asked for.
 no_room_warnings() {
 	n=$(dmesg | grep -c 'compressed page references need')
