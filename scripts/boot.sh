@@ -60,7 +60,9 @@ SWAPDISK=$OUT/swap-$RUN.img
 make_disks() {
 	rm -f "$DISK" "$SWAPDISK"
 	truncate -s "${DISK_MB:-512}M" "$DISK"
-	mkfs.ext4 -q -F -L scratch "$DISK" >/dev/null || die "mkfs.ext4 $DISK failed"
+	# Initialized now: no ext4lazyinit writing in the background of a test.
+	mkfs.ext4 -q -F -L scratch -E lazy_itable_init=0,lazy_journal_init=0 "$DISK" >/dev/null ||
+		die "mkfs.ext4 $DISK failed"
 	truncate -s "${SWAP_MB:-256}M" "$SWAPDISK"
 	mkswap -L swap "$SWAPDISK" >/dev/null || die "mkswap $SWAPDISK failed"
 }
@@ -144,6 +146,7 @@ main() {
 	[[ $SCRIPT == - || -f $SCRIPT ]] || die "no run script $SCRIPT"
 	make_initrd
 	if kconfig_has CONFIG_VIRTIO_BLK; then
+		trap 'rm -f "$DISK" "$SWAPDISK"' EXIT
 		make_disks
 	fi
 	qemu_cmd

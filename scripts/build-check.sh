@@ -120,7 +120,8 @@ warnings_of() {
 }
 
 build_variant() {
-	local variant=$1 rev log key state=$BC/state-$variant mode=fresh
+	local variant=$1 rev log key state mode=fresh
+	state=$BC/state-$variant
 	case $variant in
 	stock) rev=$(git -C "$TREE" rev-parse base) ;;
 	*) rev=$(git -C "$TREE" rev-parse HEAD) ;;
@@ -140,11 +141,13 @@ build_variant() {
 		: >"$log"
 	fi
 	say "$LOGPFX: $variant = $WHAT at $(git -C "$TREE" rev-parse --short "$rev")"
-	echo "building $key" >"$state"
 	if [[ $mode == fresh ]]; then
+		rm -f "$state"
 		checkout "$rev"
 		run_logged "configuring $variant" "$log" configure "$variant"
 	fi
+	# From here on an interrupted build resumes where it stopped.
+	echo "building $key" >"$state"
 	local start=$SECONDS status=0
 	# In a subshell: a failed build (errors are reported below) ends it only.
 	(HEARTBEAT=60 run_logged "building $variant ($WHAT, -j$NPROC)" "$log" build "$mode") ||
@@ -181,7 +184,10 @@ main() {
 				((nnew == 0)) || fail=1
 			fi
 			((errs == 0)) || fail=1
-			echo "| $v | $(wc -l <"$BC/warnings-$v.txt") | $errs | $nnew |"
+			# A build that failed without an "error:" line (modpost,
+			# the linker, a missing tool) fails too.
+			[[ $(cut -d' ' -f1 "$BC/state-$v" 2>/dev/null) == done ]] || fail=1
+			echo "| $v ($(cut -d' ' -f1 "$BC/state-$v" 2>/dev/null || echo '?')) | $(wc -l <"$BC/warnings-$v.txt") | $errs | $nnew |"
 		done
 		for v in $VARIANTS; do
 			[[ -s $BC/new-$v.txt ]] || continue

@@ -25,9 +25,11 @@ RESULT=$DD/result.md
 
 # Size of an ELF section in a file (0 if it has none).
 section_size() {
-	readelf -S -W "$1" 2>/dev/null |
-		awk -v s="$2" '{ for (i = 1; i < NF; i++) if ($i == s) { print strtonum("0x" $(i + 3)); exit } }' |
-		head -n 1
+	local hex
+	# "[Nr] Name Type Address Off Size ...": the Size column after Name.
+	hex=$(readelf -S -W "$1" 2>/dev/null |
+		awk -v s="$2" '{ for (i = 1; i < NF; i++) if ($i == s) { print $(i + 4); exit } }')
+	echo $((16#${hex:-0}))
 }
 
 # Tags of vmlinux (from System.map: the section is inside .data) and of
@@ -79,6 +81,9 @@ boot() {
 	out=$(out_dir "$name")
 	mkdir -p "$(dirname "$out")"
 	ln -sfn "$on" "$out"
+	# The source of the "on" build (a later variant may have checked out
+	# another commit in the shared worktree).
+	git -C "$DD/$flavour/src" checkout -q --detach -f "$(git -C "$TREE" rev-parse HEAD)"
 	run_logged "installing the modules of $flavour" "$LOGS/distro-$flavour-modules.log" \
 		bash -c 'rm -rf "$1/modroot" && make -C "$2" O="$1" INSTALL_MOD_PATH="$1/modroot" INSTALL_MOD_STRIP=1 modules_install' \
 		_ "$on" "$DD/$flavour/src"

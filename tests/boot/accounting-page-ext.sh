@@ -13,12 +13,8 @@
 # must say that it did use page_ext: otherwise this would test the default
 # mode a second time.
 . /etc/allocprof/ktap.sh
+. /etc/allocprof/lib/mem_profiling.sh
 
-if ! dmesg | grep -q "alloc_tag: page references in page_ext"; then
-	ktap_plan 1
-	ktap_fail "page references in page_ext (not in the kernel log)"
-	dmesg | grep "alloc_tag: page references" | sed 's/^/# /'
-	exit 0
-fi
+require_page_ext_refs || exit 0
 # The kselftest prints KTAP itself.
 exec /kselftest/alloc_tag/allocinfo_test

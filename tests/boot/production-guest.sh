@@ -58,12 +58,13 @@ two_nodes() {
 		[ "$(cat /sys/devices/system/node/online)" = 0-1 ]
 }
 
-# debug: Debian's layout leaves at most one bit free (probed on the host).
+# debug: Debian's layout leaves at most one bit free; profiling has room
+# (SPARSEMEM_VMEMMAP: 32 bits). Probed on the host.
 layout() {
 	echo "free page->flags bits: ${ALLOCPROF_PAGE_FLAGS_FREE:-unknown}"
 	case $ALLOCPROF_CONFIG in
 	debug) [ -n "$ALLOCPROF_PAGE_FLAGS_FREE" ] && [ "$ALLOCPROF_PAGE_FLAGS_FREE" -le 1 ] ;;
-	*) [ -n "$ALLOCPROF_PAGE_FLAGS_FREE" ] ;;
+	*) [ -n "$ALLOCPROF_PAGE_FLAGS_FREE" ] && [ "$ALLOCPROF_PAGE_FLAGS_FREE" -ge 16 ] ;;
 	esac
 }
 

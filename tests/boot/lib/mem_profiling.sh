@@ -73,21 +73,27 @@ page_refs_in() {
 	[ "$w" = "$1" ]
 }
 
-# Where page references go by default in this build: page_ext when
-# page->flags has (next to) no free bits, as in Debian's layout; page->flags
-# when it has room for far more tags than vmlinux has (16 bits: 65535).
-# The free bits are the build's, measured on the host by
-# scripts/page-flags-bits.sh, not what the kernel says about itself.
+# Where page references go by default in this build: page->flags when its
+# free bits (the build's, measured on the host by
+# scripts/page-flags-bits.sh, not what the kernel says about itself) hold
+# an index for every vmlinux tag (2^bits - 1 indices, one less with
+# profiling debug, which keeps the largest for untagged pages; at most 32
+# bits), else page_ext.
 default_refs() {
 	b=${ALLOCPROF_PAGE_FLAGS_FREE:-}
-	if [ -z "$b" ]; then
+	tags=$(dmesg | sed -n 's/.*alloc_tag: \([0-9]*\) allocation call sites.*/\1/p' | head -1)
+	if [ -z "$b" ] || [ -z "$tags" ]; then
 		echo unknown
-	elif [ "$b" -le 1 ]; then
-		echo page_ext
-	elif [ "$b" -ge 16 ]; then
+		return
+	fi
+	[ "$b" -gt 32 ] && b=32
+	[ "$b" -gt 31 ] && { echo flags; return; }
+	max=$(((1 << b) - 1))
+	[ -d /sys/kernel/debug/allocinfo ] && max=$((max - 1))
+	if [ "$tags" -le "$max" ]; then
 		echo flags
 	else
-		echo unknown
+		echo page_ext
 	fi
 }
 
@@ -247,4 +253,15 @@ bad_input_boot() {
 	0 | 1) return 0 ;;
 	*) return 1 ;;
 	esac
+}
+
+# For a boot test that runs a kselftest with page references in page_ext:
+# the kernel must say it used page_ext (else the test would run the default
+# mode a second time). If not, prints a failing KTAP result and returns 1.
+require_page_ext_refs() {
+	dmesg | grep -q "alloc_tag: page references in page_ext" && return 0
+	ktap_plan 1
+	ktap_fail "page references in page_ext (not in the kernel log)"
+	dmesg | grep "alloc_tag: page references" | sed 's/^/# /'
+	return 1
 }
