@@ -197,9 +197,13 @@ memcg_obj_size() {
 }
 
 # memory.stat folds memcg's per-CPU statistics in at least every 2 s.
+# The shell waits outside the cgroup: what its sleep command allocates (a
+# task, freed after an RCU grace period) is charged to the root.
 memcg_slab_settled() {
+	memcg_leave
 	sleep 3
 	memcg_slab
+	echo $$ >$CG/cgroup.procs
 }
 
 # Slab objects charged to the memory cgroup while profiling is off keep
@@ -212,12 +216,15 @@ memcg_slab_settled() {
 # must see the same to within memcg's per-CPU stock: up to a page of slab
 # bytes per CPU not yet reported, at the start and at the end.
 memcg_after_switch_on() {
+	# On one CPU: memcg's per-CPU stock holds back slab bytes of each CPU.
+	taskset -p 1 $$ >/dev/null
 	memcg_enter || { echo "no memory cgroup"; return 1; }
 	before=$(memcg_slab_settled)
 	memcg_files /tmp/memcg.d 2000
 	mid=$(memcg_slab_settled)
 	rm -rf /tmp/memcg.d
 	memcg_leave
+	taskset -p "$(( (1 << $(grep -c ^processor /proc/cpuinfo)) - 1 ))" $$ >/dev/null
 	delta=$((mid - before))
 	want=$((2000 * ($(memcg_obj_size shmem_inode_cache) + $(memcg_obj_size dentry))))
 	slack=$((2 * 4096 * $(grep -c ^processor /proc/cpuinfo)))
