@@ -213,8 +213,8 @@ memcg_slab_settled() {
 # debug kernel). Each of the 2000 files is a tmpfs inode and a dentry:
 # what memcg charges for them is known. The first call (profiling off)
 # keeps its number in /tmp/memcg.off for the second (profiling on), which
-# must see the same to within memcg's per-CPU stock: up to a page of slab
-# bytes per CPU not yet reported, at the start and at the end.
+# must see the same to within what memcg's statistics may lag (see the
+# slack below).
 memcg_after_switch_on() {
 	# On one CPU: memcg's per-CPU stock holds back slab bytes of each CPU.
 	taskset -p 1 $$ >/dev/null
@@ -227,7 +227,11 @@ memcg_after_switch_on() {
 	taskset -p "$(( (1 << $(grep -c ^processor /proc/cpuinfo)) - 1 ))" $$ >/dev/null
 	delta=$((mid - before))
 	want=$((2000 * ($(memcg_obj_size shmem_inode_cache) + $(memcg_obj_size dentry))))
-	slack=$((2 * 4096 * $(grep -c ^processor /proc/cpuinfo)))
+	# memcg's per-CPU stocks (a page or an object a CPU, at both readings)
+	# and the inode and dentry frees of the earlier phases, which RCU
+	# completes on any CPU: 1% of the 2000 files. The byte-exact
+	# comparison is allocinfo_test's account_memcg_stat_moves.
+	slack=$((2 * 4096 * $(grep -c ^processor /proc/cpuinfo) + 32768))
 	echo "memcg slab: $before bytes before, $mid with 2000 files: $delta, expected $want (+-$slack)"
 	[ $((delta - want)) -le $slack ] && [ $((want - delta)) -le $slack ] || return 1
 	if [ -f /tmp/memcg.off ]; then
