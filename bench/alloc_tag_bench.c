@@ -23,11 +23,20 @@
  * The __GFP_ACCOUNT case is charged to the memory cgroup of the task that
  * loads the module: load it from a task in a non-root cgroup to include
  * memcg's kernel memory accounting.
+ *
+ * Last, the memory of the per-object vectors that slabs of accounted
+ * objects carry (memcg's obj_cgroup pointers, and the tag references where
+ * profiling shares them), per object the slabs hold:
+ *
+ *   alloc_tag_bench: vectors <bytes> bytes for <objects> objects in <n> slabs
+ *
+ * read off the slabs' memcg_data words, ksize() of each vector.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/gfp.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -197,6 +206,67 @@ fail:
 	return -ENOMEM;
 }
 
+/*
+ * Objects of a SLAB_ACCOUNT cache, allocated by the loading task (in a
+ * memcg): every slab they fill gets memcg's vector.  A vector is the
+ * address in the slab's memcg_data word (low bits are flags in every
+ * kernel); ksize() says what it takes.  In this series a slab given tag
+ * references after a boot with profiling off has two vectors (bit 2): not
+ * the case here, profiling is never switched during the bench.
+ */
+#define VEC_OBJECTS	1024
+
+static int bench_vectors(void)
+{
+	struct kmem_cache *c;
+	static struct folio *seen[VEC_OBJECTS];
+	unsigned long bytes = 0, objects = 0;
+	unsigned int i, j, nr = 0;
+	void **objs;
+	int ret = 0;
+
+	c = kmem_cache_create("alloc_tag_bench_vec", BENCH_CACHE_SIZE, 0,
+			      SLAB_ACCOUNT, NULL);
+	objs = kcalloc(VEC_OBJECTS, sizeof(*objs), GFP_KERNEL);
+	if (!c || !objs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < VEC_OBJECTS; i++) {
+		objs[i] = kmem_cache_alloc(c, GFP_KERNEL);
+		if (!objs[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < VEC_OBJECTS; i++) {
+		struct folio *folio = virt_to_folio(objs[i]);
+		unsigned long vec;
+
+		for (j = 0; j < nr && seen[j] != folio; j++)
+			;
+		if (j < nr)
+			continue;
+		seen[nr++] = folio;
+		objects += folio_size(folio) / BENCH_CACHE_SIZE;
+		vec = READ_ONCE(folio->memcg_data) & ~7UL;
+		if (vec)
+			bytes += ksize((void *)vec);
+	}
+	pr_info("vectors %lu bytes for %lu objects in %u slabs\n", bytes,
+		objects, nr);
+out:
+	if (objs)
+		for (i = 0; i < VEC_OBJECTS; i++)
+			if (objs[i])
+				kmem_cache_free(c, objs[i]);
+	kfree(objs);
+	kmem_cache_destroy(c);
+	if (ret)
+		pr_err("vectors: allocation failed\n");
+	return ret;
+}
+
 static int __init alloc_tag_bench_init(void)
 {
 	unsigned int i;
@@ -218,6 +288,10 @@ static int __init alloc_tag_bench_init(void)
 		ret = bench_one(&bench_cases[i]);
 		if (ret)
 			break;
+	}
+	if (!ret && (!only || !strcmp(only, "vectors"))) {
+		found++;
+		ret = bench_vectors();
 	}
 	if (!ret && !found) {
 		pr_err("no case named %s\n", only);

@@ -19,7 +19,9 @@ CASES = [
     ("kmalloc-account-8-240", "kmalloc ACCOUNT memcg"),
 ]
 MEMORY_ROWS = ["stock", "off", "never", "enabled", "pageext", "compressed",
-               "up-stock", "up-never", "up-enabled", "up-compressed"]
+               "up-stock", "up-never", "up-enabled", "up-compressed",
+               "deb-stock", "deb-disabled", "deb-enabled", "deb-up-stock",
+               "deb-up-disabled", "deb-up-enabled"]
 TAG_COUNTER_BYTES = 16  # two u64 per tag and CPU
 
 
@@ -52,10 +54,17 @@ def parse(path):
                 d["tags"] = int(f[1])
             elif f[0] == "BENCH-VECTORS":
                 d["vectors"] = int(f[1])
+            elif f[0] == "BENCH-VECTORS-OBJ" and len(f) >= 3 and int(f[2]):
+                d["vec_per_obj"] = int(f[1]) / int(f[2])
     return d
 
 
 def base_of(row):
+    """The row a row's ratios are taken against: same tree, same layout."""
+    if row.startswith("deb-up-"):
+        return "deb-up-stock"
+    if row.startswith("deb-"):
+        return "deb-stock"
     return "up-stock" if row.startswith("up-") else "stock"
 
 
@@ -147,13 +156,20 @@ def main():
                    "users). Used at boot: MemFree of the stock kernel "
                    "minus this kernel's, right after boot (kernel image, "
                    "page_ext, slab vectors, counters, everything). "
+                   "Slab vectors: their memory at boot (the vectors' own "
+                   "line of /proc/allocinfo). Vector B/object: the "
+                   "vectors of the slabs of 1024 objects of a SLAB_ACCOUNT "
+                   "cache allocated in a memcg, per object the slabs hold "
+                   "(memcg's obj_cgroup pointers, plus the tag references "
+                   "where they share the vector). "
                    "Counters: per-CPU bytes of the tag counters per CPU. "
                    "vmlinux: text + data + bss against the base kernel.")
         out.append("")
         out.append("| row | page_ext 1 GiB | page_ext 4 GiB | bytes/page "
-                   "| slab vectors | used at boot 1 GiB | used at boot 4 GiB "
+                   "| slab vectors | vector B/object (memcg) "
+                   "| used at boot 1 GiB | used at boot 4 GiB "
                    "| counters/CPU | vmlinux | tags |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for r in mrows:
             d, m = data[r], mem4.get(r)
             b, bm = data.get(base_of(r)), mem4.get(base_of(r))
@@ -174,6 +190,8 @@ def main():
             out.append("| " + " | ".join([
                 table[r]["label"], fmt_kib(pe1), fmt_kib(pe4), per_page,
                 fmt_kib(d.get("vectors")) if d and "vectors" in d else "-",
+                f"{d['vec_per_obj']:.1f}" if d and "vec_per_obj" in d
+                else "-",
                 fmt_kib(used1) if used1 is not None else "-",
                 fmt_kib(used4) if used4 is not None else "-",
                 fmt_kib(tags * TAG_COUNTER_BYTES) if tags else "-",

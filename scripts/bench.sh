@@ -16,8 +16,11 @@
 #   bench-peers   stock 6.1 with page_owner, kmemleak and hist triggers
 #   bench-up      upstream 6.12 (linux-source-6.12), no profiling
 #   bench-up-on   upstream 6.12 with its profiling
+#   bench-deb-*   the same kernels with Debian's page->flags layout
+#                 (configs/bench-deb.config: no free bit, page_ext mode)
 # BENCH_ROWS="stock enabled ..." runs a subset (stock is always run; any
-# upstream row brings up-stock along, the base of its ratios).
+# upstream row brings up-stock along, the base of its ratios; a deb- row
+# deb-stock, a deb-up- row deb-up-stock).
 . "$(dirname "$0")/lib.sh"
 
 BENCH=$BUILD/bench
@@ -50,9 +53,16 @@ up-disabled|bench-up-on|sysctl.vm.mem_profiling=0||upstream 6.12, compiled in, d
 up-never|bench-up-on|sysctl.vm.mem_profiling=never||upstream 6.12, never
 up-enabled|bench-up-on|||upstream 6.12, enabled (page_ext)
 up-compressed|bench-up-on|sysctl.vm.mem_profiling=1,compressed||upstream 6.12, enabled, compressed
+deb-stock|bench-deb-stock|||Debian layout: stock 6.1
+deb-off|bench-deb-off|||Debian layout: series, compiled out
+deb-disabled|bench-deb-on|sysctl.vm.mem_profiling=0||Debian layout: compiled in, disabled at boot
+deb-enabled|bench-deb-on|||Debian layout: enabled (page_ext)
+deb-up-stock|bench-deb-up|||Debian layout: upstream 6.12, no profiling
+deb-up-disabled|bench-deb-up-on|sysctl.vm.mem_profiling=0||Debian layout: upstream 6.12, disabled
+deb-up-enabled|bench-deb-up-on|||Debian layout: upstream 6.12, enabled (page_ext)
 '
 # Rows whose memory is also measured in a 4 GiB guest.
-MEMORY_ROWS="stock off never enabled pageext compressed up-stock up-never up-enabled up-compressed"
+MEMORY_ROWS="stock off never enabled pageext compressed up-stock up-never up-enabled up-compressed deb-stock deb-disabled deb-enabled deb-up-stock deb-up-disabled deb-up-enabled"
 
 row_field() {
 	local id=$1 n=$2
@@ -74,14 +84,16 @@ select_rows() {
 	{
 		echo stock
 		[[ " $want " == *" up-"* ]] && echo up-stock
+		[[ " $want " == *" deb-"* ]] && echo deb-stock
+		[[ " $want " == *" deb-up-"* ]] && echo deb-up-stock
 		tr ' ' '\n' <<<"$want"
 	} | awk 'NF && !seen[$0]++'
 }
 
 src_of() {
 	case $1 in
-	bench-stock | bench-peers) echo "$STOCK_SRC" ;;
-	bench-up | bench-up-on) echo "$UP_SRC" ;;
+	bench-stock | bench-peers | bench-deb-stock) echo "$STOCK_SRC" ;;
+	bench-up | bench-up-on | bench-deb-up | bench-deb-up-on) echo "$UP_SRC" ;;
 	*) echo "$TREE" ;;
 	esac
 }
@@ -134,7 +146,7 @@ build_kernel() {
 	local name=$1 src out verify=strict
 	src=$(src_of "$name")
 	out=$(out_dir "$name")
-	[[ $name == bench-up* ]] && verify=warn
+	[[ $name == bench-up* || $name == bench-deb-up* ]] && verify=warn
 	say "bench: kernel $name from $(show_path "$src")"
 	SRC=$src OUT=$out VERIFY=$verify "$TOP/scripts/kernel.sh" "$name"
 	run_logged "initramfs for $name" "$LOGS/bench-initramfs-$name.log" \
@@ -165,7 +177,7 @@ vmlinux_tags() {
 # they are built.
 page_flags_bits() {
 	local name out
-	for name in bench-stock profiling x86_64_defconfig; do
+	for name in bench-stock bench-deb-stock profiling debug x86_64_defconfig; do
 		case $name in
 		x86_64_defconfig) out=$BUILD/build-check/out-on ;;
 		*) out=$(out_dir "$name") ;;
@@ -214,8 +226,8 @@ main() {
 	[[ -d $TREE/.git ]] || die "no kernel tree at $(show_path "$TREE"): run 'make tree'"
 	for k in "${kernels[@]}"; do
 		case $k in
-		bench-stock | bench-peers) prepare_stock_src ;;
-		bench-up*) prepare_upstream_src ;;
+		bench-stock | bench-peers | bench-deb-stock) prepare_stock_src ;;
+		bench-up* | bench-deb-up*) prepare_upstream_src ;;
 		esac
 	done
 	for k in "${kernels[@]}"; do

@@ -27,7 +27,11 @@ LOG=$LOGS/$CONFIG-$RUN.log
 STATUS=$LOGS/$CONFIG-$RUN.status
 INITRD=$OUT/initrd-$RUN.cpio
 
-MEM=${MEM:-1G}
+# debug: KASAN's shadow and Debian's layout (8192 CPUs, 1024 nodes) take
+# half of 1 GiB, and NUMA node 0 would be left with a few MiB.
+if [[ -z ${MEM:-} ]]; then
+	if [[ $CONFIG == debug ]]; then MEM=2G; else MEM=1G; fi
+fi
 if [[ ${ICOUNT:-0} == 1 ]]; then
 	SMP=1
 else

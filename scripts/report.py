@@ -426,13 +426,13 @@ def report_host_test(rep, config, run, lines, log, status):
                  log, [f'   | {l.raw}' for l in lines[-20:]])
 
 
-HEADER_LINE = re.compile(r'^# (CONFIGS|APPEND|ALLOW-LOG|TIMEOUT|KUNIT): ?(.*?)\s*$')
+HEADER_LINE = re.compile(r'^# (CONFIGS|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM): ?(.*?)\s*$')
 
 
 def read_header(script):
     """The '# KEY: value' lines of the leading comment block of a boot test."""
     hdr = {'allow': [], 'append': [], 'configs': [], 'timeout': None,
-           'kunit': False}
+           'kunit': False, 'mem': None}
     with open(script) as f:
         for number, line in enumerate(f, 1):
             line = line.rstrip('\n')
@@ -454,6 +454,10 @@ def read_header(script):
                 if val not in ('yes', 'no'):
                     raise SystemExit(f'{script}:{number}: KUNIT must be yes or no')
                 hdr['kunit'] = val == 'yes'
+            elif key == 'MEM':
+                if not re.fullmatch(r'[0-9]+[MG]', val):
+                    raise SystemExit(f'{script}:{number}: MEM must be a size like 512M or 4G')
+                hdr['mem'] = val
             elif not val.isdigit():
                 raise SystemExit(f'{script}:{number}: TIMEOUT must be a number of seconds')
             else:
@@ -562,6 +566,7 @@ def main(argv):
         print('BOOT_APPEND=' + shell_quote(' '.join(hdr['append'])))
         print('HEADER_TIMEOUT=' + shell_quote(hdr['timeout'] or ''))
         print('HEADER_KUNIT=' + ('1' if hdr['kunit'] else ''))
+        print('HEADER_MEM=' + (hdr['mem'] or ''))
         return 0
     sys.exit(__doc__)
 

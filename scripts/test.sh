@@ -64,7 +64,7 @@ boot_tests() {
 		selected "$name" || continue
 		[[ $name == main || $name == run || $name == shell ]] &&
 			die "tests/boot/$name.sh: the names main, run and shell are reserved"
-		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT="" HEADER_KUNIT="" header kunit=0 off=$no_kunit
+		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT="" HEADER_KUNIT="" HEADER_MEM="" header kunit=0 off=$no_kunit
 		header=$("$TOP/scripts/report.py" header "$script") ||
 			die "tests/boot/$name.sh: bad header"
 		eval "$header"
@@ -77,6 +77,7 @@ boot_tests() {
 			off=""
 		fi
 		BOOT_APPEND="$off $BOOT_APPEND" TIMEOUT=${USER_TIMEOUT:-${HEADER_TIMEOUT:-}} \
+			MEM=${HEADER_MEM:-${MEM:-}} \
 			"$TOP/scripts/boot.sh" "$config" "$name" "$script"
 		manifest "$config" boot "$name" "$LOGS/$config-$name.log" "$LOGS/$config-$name.status" \
 			"$script" "$kunit"

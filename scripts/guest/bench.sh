@@ -7,6 +7,7 @@
 #   BENCH-TAGS <n>               lines of /proc/allocinfo (tags), if any
 #   BENCH-VECTORS <bytes> <n>    slab object vector memory (allocinfo line)
 #   BENCH-RESULT <case> <ns>     the bench module's results (BENCH_MODE=bench)
+#   BENCH-VECTORS-OBJ <bytes> <n> vectors of the slabs of n accounted objects
 #   BENCH-ERROR <text>           something went wrong
 # Under QEMU -icount shift=0 a nanosecond is one instruction.
 
@@ -60,6 +61,7 @@ if ! insmod /opt/bench/alloc_tag_bench.ko ${BENCH_MODPARAMS:-}; then
 	exit 1
 fi
 dmesg | sed -n 's/.*alloc_tag_bench: \([^ ]*\) \([0-9.]*\) ns (.*/BENCH-RESULT \1 \2/p'
+dmesg | sed -n 's/.*alloc_tag_bench: vectors \([0-9]*\) bytes for \([0-9]*\) objects.*/BENCH-VECTORS-OBJ \1 \2/p'
 dmesg | grep -q 'alloc_tag_bench: done' || echo "BENCH-ERROR the bench did not finish"
 echo "BENCH-MEMCG-KMEM $(awk '$1 == "kernel" { print $2 }' /sys/fs/cgroup/bench/memory.stat)"
 if [ "${BENCH_SETUP:-none}" = ftrace ]; then

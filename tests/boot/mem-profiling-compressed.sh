@@ -17,7 +17,7 @@ if [ "$(default_refs)" = flags ]; then
 else
 	ktap_check "1,compressed: no room: page references in page_ext" page_refs_in page_ext
 	ktap_check "1,compressed: one fallback warning" no_room_warnings 1
-	ktap_check "1,compressed: page_ext reserved for them" page_ext_allocated
+	ktap_check "1,compressed: page_ext reserved for them, 4 bytes a page" page_ext_4_bytes_a_page
 fi
 ktap_check "1,compressed: no malformed warning" malformed_warnings 0
 ktap_check "1,compressed: no sysctl.* boot errors" no_sysctl_arg_errors

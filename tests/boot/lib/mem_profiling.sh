@@ -30,16 +30,10 @@ page_ext_bytes() {
 	echo "${b:-0}"
 }
 
-page_ext_allocated() {
-	b=$(page_ext_bytes)
-	echo "page_ext: $b bytes"
-	[ "$b" -gt 0 ]
-}
-
 # The profiling core's boot line ("alloc_tag: N allocation call sites,
 # profiling on|off|never"), which page_ext's is printed before: if it is in
 # the log, so would a page_ext line be.  The page_ext line's own wording is
-# checked where one must be there (page_ext_allocated, in the page_ext
+# checked where one must be there (page_ext_4_bytes_a_page, in the page_ext
 # boot tests), so its absence here means something.
 alloc_tag_boot_line() {
 	dmesg | grep -E 'alloc_tag: [0-9]+ allocation call sites, profiling (on|off|never)$'
@@ -66,11 +60,32 @@ page_refs_where() {
 	fi
 }
 
+# ... and vm.mem_profiling_compressed says so: 1 for page->flags only.
 page_refs_in() {
 	w=$(page_refs_where)
-	echo "page references: in $w, expected in $1"
+	c=$(cat /proc/sys/vm/mem_profiling_compressed)
+	want=0
+	[ "$1" = flags ] && want=1
+	echo "page references: in $w, expected in $1; vm.mem_profiling_compressed: '$c', expected $want"
 	dmesg | grep 'alloc_tag: .*page references' || true
-	[ "$w" = "$1" ]
+	[ "$w" = "$1" ] && [ "$c" = "$want" ]
+}
+
+# page_ext holds profiling's 4-byte reference alone (no page_owner, hence
+# no shared flags word): page_ext's boot line gives 4 bytes for each page
+# of every memory section, so at least 4 x the present pages and less than
+# 4 x (present pages + a section per node); profiling's line says 4 bytes.
+page_ext_4_bytes_a_page() {
+	b=$(page_ext_bytes)
+	present=$(awk '$1 == "present" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
+	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+	[ "$nodes" -gt 0 ] || nodes=1
+	sect=32768	# x86_64: sections of 128 MiB, 4 KiB pages
+	echo "page_ext: $b bytes, $present present pages, $nodes nodes"
+	dmesg | grep 'alloc_tag: page references in page_ext, 4 bytes a page' ||
+		{ echo "no 'page references in page_ext, 4 bytes a page' line"; return 1; }
+	[ "$present" -gt 0 ] && [ $((b % (4 * sect))) -eq 0 ] &&
+		[ $((b / 4)) -ge "$present" ] && [ $((b / 4)) -lt $((present + sect * nodes)) ]
 }
 
 # Where page references go by default in this build: page->flags when its
@@ -104,7 +119,7 @@ refs_in_default_place() {
 	page_refs_in "$d" || return 1
 	case $d in
 	flags) page_ext_none ;;
-	page_ext) page_ext_allocated ;;
+	page_ext) page_ext_4_bytes_a_page ;;
 	*) return 1 ;;
 	esac
 }
@@ -275,4 +290,90 @@ require_page_ext_refs() {
 	ktap_fail "page references in page_ext (not in the kernel log)"
 	dmesg | grep "alloc_tag: page references" | sed 's/^/# /'
 	return 1
+}
+
+# ---- memcg's own vectors, and tag references added to them -----------------
+# Booted with profiling off, slabs of accounted objects get memcg's vectors
+# alone (no byte per object for profiling); once it is switched on, such a
+# slab gets its tag references when an object is next allocated from it.
+# The test module's account set (256 kmalloc(4096, GFP_KERNEL_ACCOUNT)) is
+# allocated while off; after switching on, every second object is freed
+# and the holes are refilled from a line of its own, which lands them in
+# the old slabs. Objects from before the switch are never uncharged (their
+# line stays at 0 0, never below), the refill is charged exactly, and
+# memcg's figures move by what each step frees or allocates.
+TAT=/sys/kernel/debug/test_alloc_tag
+
+# The kinds of vector of the account set's slabs, one word each:
+# "slabs N shared S objcgs_only O refs_first R".
+account_vectors() {
+	cat $TAT/account_vectors
+}
+
+# "bytes calls" of the /proc/allocinfo line of file:line $1.
+allocinfo_of() {
+	awk -v s="$1" '$3 == s { print $1, $2 }' $ALLOCINFO
+}
+
+account_site_is() {
+	v=$(allocinfo_of "$1")
+	echo "$1: '$v', expected '$2'"
+	[ "$v" = "$2" ]
+}
+
+# While off: the set is allocated in the memory cgroup, uncharged.
+account_alloc_while_off() {
+	modprobe test_alloc_tag || return 1
+	memcg_enter || { echo "no memory cgroup"; return 1; }
+	echo "alloc account" >$TAT/control || { memcg_leave; return 1; }
+	memcg_leave
+	awk '{ print $2 }' $TAT/expect >/tmp/account.site
+	[ "$(wc -l </tmp/account.site)" -eq 1 ] || { cat $TAT/expect; return 1; }
+	# Every slab of the set has memcg's vector alone.
+	set -- $(account_vectors)
+	echo "account set while off: $*"
+	[ "$2" -gt 0 ] && [ "$6" -eq "$2" ] || return 1
+	account_site_is "$(cat /tmp/account.site)" "0 0"
+}
+
+# memcg's slab figure changed by $2 - $1, expected $3 (+- the slack of
+# memcg_after_switch_on()).
+memcg_moved() {
+	d=$(($2 - $1))
+	slack=$((2 * 4096 * $(grep -c ^processor /proc/cpuinfo) + 32768))
+	echo "memcg slab: $1 -> $2: $d, expected $3 (+-$slack)"
+	[ $((d - $3)) -le $slack ] && [ $(($3 - d)) -le $slack ]
+}
+
+# After switching on: holes, refill, free.
+account_holes_refilled() {
+	old=$(cat /tmp/account.site)
+	obj=$(memcg_obj_size kmalloc-cg-4k)
+	taskset -p 1 $$ >/dev/null
+	memcg_enter || return 1
+	s0=$(memcg_slab_settled)
+	echo "free account odd" >$TAT/control || return 1
+	s1=$(memcg_slab_settled)
+	account_site_is "$old" "0 0" || return 1
+	memcg_moved "$s0" "$s1" $((-128 * obj)) || return 1
+	echo "refill account" >$TAT/control || return 1
+	s2=$(memcg_slab_settled)
+	# The refill's site: the expect line that is not the first one.
+	set -- $(awk -v o="$old" '$2 != o { print $2, $3, $4 }' $TAT/expect)
+	new=$1
+	account_site_is "$new" "$2 $3" || return 1
+	[ "$2 $3" = "$((128 * 4096)) 128" ] || { echo "the module expects '$2 $3'"; return 1; }
+	account_site_is "$old" "0 0" || return 1
+	memcg_moved "$s1" "$s2" $((128 * obj)) || return 1
+	# The refill went (mostly) into the old slabs: they got references.
+	set -- $(account_vectors)
+	echo "account set refilled: $*"
+	[ "$8" -gt 0 ] && [ $(($4 + $6 + $8)) -eq "$2" ] || return 1
+	echo "free account" >$TAT/control || return 1
+	s3=$(memcg_slab_settled)
+	memcg_leave
+	taskset -p "$(( (1 << $(grep -c ^processor /proc/cpuinfo)) - 1 ))" $$ >/dev/null
+	account_site_is "$old" "0 0" || return 1
+	account_site_is "$new" "0 0" || return 1
+	memcg_moved "$s2" "$s3" $((-256 * obj))
 }
