@@ -11,6 +11,7 @@
 #   make build-check  x86_64_defconfig +/- profiling: no new warnings vs stock
 #   make distro-check Debian's cloud-amd64 and amd64 configs: build, compare, boot
 #   make bench     instruction counts vs stock 6.1, peers and upstream 6.12 (QEMU icount)
+#   make bench-trace  the instructions of one allocation/free pair, per function
 #
 # Everything the harness makes lives under $(BUILD) (default ./build).
 
@@ -27,18 +28,18 @@ override APPEND := $(value APPEND)
 
 # Passed to the scripts through the environment (empty = default).
 export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS BISECT_FROM \
-	HOST_TESTS BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT
+	HOST_TESTS BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT TRACE_SKIP TRACE_TAG
 
 S := $(CURDIR)/scripts
 
 .PHONY: all help deps tree kernel run shell test check check-fast bisect-check churn \
-	export export-check initramfs kselftests build-check bench mutation-check \
+	export export-check initramfs kselftests build-check bench bench-trace mutation-check \
 	print-vars distro-check
 
 all: help
 
 help:
-	@sed -n '3,15p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -88,6 +89,11 @@ distro-check:
 bench:
 	@$(S)/tree.sh ensure
 	@$(S)/bench.sh
+
+TRACE_KERNEL ?= bench-on
+TRACE_CASE ?= kmalloc-8-240
+bench-trace:
+	@$(S)/bench-trace.sh $(TRACE_KERNEL) $(TRACE_CASE) $$APPEND
 
 bisect-check:
 	@$(S)/bisect-check.sh

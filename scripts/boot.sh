@@ -12,7 +12,8 @@
 # Environment: APPEND (user kernel parameters), BOOT_APPEND (from a boot
 # test header), OVERLAY, SMP (2), MEM (1G), TIMEOUT (seconds; default 600
 # for debug, 300 otherwise), ICOUNT=1 (-icount shift=0,sleep=off, one vCPU),
-# INTERACTIVE=1 (console on the terminal, no timeout).
+# INTERACTIVE=1 (console on the terminal, no timeout), QEMU_EXTRA (more
+# QEMU arguments, split on blanks: e.g. a gdb stub for bench-trace.sh).
 # Devices follow the kernel's .config: with VIRTIO_BLK, a fresh scratch ext4
 # disk (/dev/vda) and a swap disk (/dev/vdb) per run (DISK_MB, 512; SWAP_MB,
 # 256); with NUMA, two nodes, memory split in half, CPUs split as evenly as
@@ -103,6 +104,11 @@ qemu_cmd() {
 		QEMU+=(-accel tcg,thread=single -icount shift=0,sleep=off)
 	else
 		QEMU+=(-accel tcg,thread=multi)
+	fi
+	if [[ -n ${QEMU_EXTRA:-} ]]; then
+		local extra
+		read -r -a extra <<<"$QEMU_EXTRA"
+		QEMU+=("${extra[@]}")
 	fi
 	if kconfig_has CONFIG_VIRTIO_BLK; then
 		QEMU+=(-drive "file=$DISK,if=virtio,format=raw,cache=unsafe"
