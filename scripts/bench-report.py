@@ -56,6 +56,8 @@ def parse(path):
                 d["vectors"] = int(f[1])
             elif f[0] == "BENCH-VECTORS-OBJ" and len(f) >= 3 and int(f[2]):
                 d["vec_per_obj"] = int(f[1]) / int(f[2])
+            elif f[0] == "BENCH-READ" and len(f) >= 3:
+                d.setdefault("read", {})[f[1]] = f[2:]
     return d
 
 
@@ -196,6 +198,45 @@ def main():
                 fmt_kib(used4) if used4 is not None else "-",
                 fmt_kib(tags * TAG_COUNTER_BYTES) if tags else "-",
                 vml, fmt_int(tags) if tags else "-"]) + " |")
+    reads = {r: parse(os.path.join(bench, "rows", f"{r}-read-1G.txt"))
+             for r in rows}
+    rrows = [r for r in rows if reads[r] and "read" in reads[r]]
+    if rrows:
+        out.append("")
+        out.append("## Reading the profile")
+        out.append("")
+        out.append("Instructions for one full read() of /proc/allocinfo "
+                   "(in 64 KiB reads), per site; for the binary reads "
+                   "(ioctl GET_AT + GET_NEXT) of every site, and of the "
+                   "sites of one file filtered in the kernel (the file of "
+                   "the middle line); best of 5 runs, in a guest with the "
+                   "vCPUs shown (every site's counters are summed over "
+                   "the possible CPUs). Last column: how many times "
+                   "cheaper the filtered binary read is than the text.")
+        out.append("")
+        out.append("| row | vCPUs | sites | text read | per site "
+                   "| ioctl, all sites | ioctl, one file (sites) "
+                   "| text / one file | cumulative text |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
+        for r in rrows:
+            rd = reads[r]["read"]
+
+            def num(k):
+                return int(rd[k][0]) if k in rd and \
+                    rd[k][0].isdigit() else None
+            text, sites = num("text"), num("sites")
+            io_all, io_file = num("ioctl-all"), num("ioctl-file")
+            cum = num("cumulative-text")
+            out.append("| " + " | ".join([
+                table[r]["label"], rd.get("cpus", ["-"])[0],
+                fmt_int(sites) if sites else "-",
+                fmt_int(text) if text else "-",
+                f"{text / sites:,.0f}" if text and sites else "-",
+                fmt_int(io_all) if io_all else "-",
+                f"{fmt_int(io_file)} ({rd['ioctl-file'][1]})"
+                if io_file else "-",
+                f"{text / io_file:.0f}x" if text and io_file else "-",
+                fmt_int(cum) if cum else "-"]) + " |")
     bits = os.path.join(bench, "page-flags-bits.txt")
     if os.path.exists(bits):
         out.append("")

@@ -41,6 +41,7 @@ off|bench-off|||series, profiling compiled out
 disabled|bench-on|sysctl.vm.mem_profiling=0||compiled in, disabled at boot
 never|bench-on|sysctl.vm.mem_profiling=never||compiled in, never
 enabled|bench-on|||enabled, default mode
+cumulative|bench-on|sysctl.vm.mem_profiling_cumulative=1||enabled, cumulative counting on
 pageext|bench-on|sysctl.vm.mem_profiling=1,page_ext||enabled, page_ext references
 compressed|bench-on|sysctl.vm.mem_profiling=1,compressed||enabled, compressed references
 peers-off|bench-peers|||peers compiled in, all off
@@ -61,6 +62,10 @@ deb-up-stock|bench-deb-up|||Debian layout: upstream 6.12, no profiling
 deb-up-disabled|bench-deb-up-on|sysctl.vm.mem_profiling=0||Debian layout: upstream 6.12, disabled
 deb-up-enabled|bench-deb-up-on|||Debian layout: upstream 6.12, enabled (page_ext)
 '
+# Rows whose reads of the profile are also measured, in a guest with
+# READ_SMP vCPUs (the counters of every site are summed over the CPUs).
+READ_ROWS="enabled deb-enabled up-enabled deb-up-enabled"
+READ_SMP=8
 # Rows whose memory is also measured in a 4 GiB guest.
 MEMORY_ROWS="stock off never enabled pageext compressed up-stock up-never up-enabled up-compressed deb-stock deb-disabled deb-enabled deb-up-stock deb-up-disabled deb-up-enabled"
 
@@ -142,6 +147,14 @@ build_module() {
 	make -C "$out" M="$dir" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" modules
 }
 
+# bench/readbench.c, static, against the series' user API headers (it
+# needs <linux/alloc_tag.h>; on kernels without it, it reports an error).
+build_readbench() {
+	make -C "$TREE" O="$BENCH/headers" ARCH=x86_64 -s headers
+	gcc -static -O2 -Wall -I"$BENCH/headers/usr/include" \
+		-o "$BENCH/readbench" "$TOP/bench/readbench.c"
+}
+
 build_kernel() {
 	local name=$1 src out verify=strict
 	src=$(src_of "$name")
@@ -156,7 +169,7 @@ build_kernel() {
 	rm -rf "$BENCH/overlay-$name"
 	mkdir -p "$BENCH/overlay-$name/opt/bench"
 	cp "$BENCH/module-$name/alloc_tag_bench.ko" "$TOP/scripts/guest/bench.sh" \
-		"$BENCH/overlay-$name/opt/bench/"
+		"$BENCH/readbench" "$BENCH/overlay-$name/opt/bench/"
 	size "$out/vmlinux" | awk 'NR == 2 { print $1, $2, $3 }' >"$BENCH/size-$name"
 	vmlinux_tags "$out" >"$BENCH/tags-$name"
 }
@@ -201,7 +214,7 @@ boot_row() {
 		echo "export BENCH_ROW BENCH_MODE BENCH_SETUP BENCH_MODPARAMS"
 		echo ". /opt/bench/bench.sh"
 	} >"$script"
-	ICOUNT=1 MEM=$mem APPEND="$append" BOOT_APPEND="" TIMEOUT=${BENCH_TIMEOUT:-900} \
+	ICOUNT=1 MEM=$mem SMP=${smp:-1} APPEND="$append" BOOT_APPEND="" TIMEOUT=${BENCH_TIMEOUT:-900} \
 		OVERLAY=$BENCH/overlay-$kernel INTERACTIVE=0 \
 		"$TOP/scripts/boot.sh" "$kernel" "$run" "$script"
 	tr -d '\r' <"$LOGS/$kernel-$run.log" | grep -E '^BENCH-' >"$BENCH/rows/$row-$mode-$mem.txt" || true
@@ -209,13 +222,16 @@ boot_row() {
 		grep '^BENCH-ERROR' "$BENCH/rows/$row-$mode-$mem.txt" >&2
 		die "row $row: the guest reported errors (log: $(show_path "$LOGS/$kernel-$run.log"))"
 	fi
+	if [[ $mode == read ]] && ! grep -q '^BENCH-READ text' "$BENCH/rows/$row-$mode-$mem.txt"; then
+		die "row $row: no read results (log: $(show_path "$LOGS/$kernel-$run.log"))"
+	fi
 	if [[ $mode == bench ]] && ! grep -q '^BENCH-RESULT' "$BENCH/rows/$row-$mode-$mem.txt"; then
 		die "row $row: no results (log: $(show_path "$LOGS/$kernel-$run.log"))"
 	fi
 }
 
 main() {
-	local start=$SECONDS rows kernels k r
+	local start=$SECONDS rows kernels k r smp=1
 	mapfile -t rows < <(select_rows)
 	mapfile -t kernels < <(for r in "${rows[@]}"; do row_field "$r" 2; done | awk '!seen[$0]++')
 	mkdir -p "$BENCH/rows"
@@ -230,6 +246,7 @@ main() {
 		bench-up* | bench-deb-up*) prepare_upstream_src ;;
 		esac
 	done
+	run_logged "readbench (the read rows' program)" "$LOGS/bench-readbench.log" build_readbench
 	for k in "${kernels[@]}"; do
 		build_kernel "$k"
 	done
@@ -238,6 +255,9 @@ main() {
 		boot_row "$r" bench 1G
 		if [[ " $MEMORY_ROWS " == *" $r "* ]]; then
 			boot_row "$r" memory 4G
+		fi
+		if [[ " $READ_ROWS " == *" $r "* ]]; then
+			smp=$READ_SMP boot_row "$r" read 1G
 		fi
 	done
 	# Determinism: the stock row once more; the report compares the two.

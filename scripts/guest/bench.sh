@@ -8,6 +8,8 @@
 #   BENCH-VECTORS <bytes> <n>    slab object vector memory (allocinfo line)
 #   BENCH-RESULT <case> <ns>     the bench module's results (BENCH_MODE=bench)
 #   BENCH-VECTORS-OBJ <bytes> <n> vectors of the slabs of n accounted objects
+#   BENCH-READ <what> <ns> ...   reads of the profile (BENCH_MODE=read,
+#                                bench/readbench.c)
 #   BENCH-ERROR <text>           something went wrong
 # Under QEMU -icount shift=0 a nanosecond is one instruction.
 
@@ -44,6 +46,11 @@ ftrace)
 	;;
 esac
 
+if [ "${BENCH_MODE:-bench}" = read ]; then
+	echo "BENCH-READ cpus $(grep -c ^processor /proc/cpuinfo)"
+	/opt/bench/readbench || echo "BENCH-ERROR readbench failed"
+	exit 0
+fi
 [ "${BENCH_MODE:-bench}" = bench ] || exit 0
 
 # The __GFP_ACCOUNT case is charged to the loading task's memcg (a child

@@ -9,7 +9,8 @@
  * runs the tool's main() in a forked child per job, with the job's own
  * argv, standard output and standard error:
  *
- *   cc -fsanitize=address,undefined ... -I tools/mm allocinfo-fuzz-harness.c
+ *   cc -fsanitize=address,undefined ... -I tools/mm -idirafter include/uapi \
+ *      allocinfo-fuzz-harness.c
  *
  * Jobs come on standard input, one per line, fields separated by tabs:
  * LEAKCHECK (0 or 1), OUT, ERR, then the tool's arguments. For each job it

@@ -10,10 +10,11 @@ there why). Input i is made from a seed file with random.Random(SEED + i)
 (byte flips, truncations, line duplication/deletion/swaps, digit changes,
 huge numbers, long lines, NUL and invalid UTF-8 bytes, random junk), and
 the tool runs one of several commands on it (top, top --json/--tree/
---prometheus, snapshot, diff), on two harnesses at a time. Every run must
-exit 0 or 2 without a signal or a sanitizer report, a run that exits 2
-must name a line of its input, and the JSON of a run that exits 0 must
-parse. Every 25th run also gets a LeakSanitizer check at exit. Prints one
+--prometheus/--sort tag/--cumulative, snapshot, diff, hot OLD NEW), on two
+harnesses at a time. Every run must exit 0 or 2 without a signal or a
+sanitizer report, a run that exits 2 must name a line of its input (or
+say at line 1 that it is not the kind of profile the command needs), and
+the JSON of a run that exits 0 must parse. Every 25th run also gets a LeakSanitizer check at exit. Prints one
 line per failure (at most 20) and a summary; exits 0 iff nothing failed.
 """
 import concurrent.futures
@@ -95,6 +96,8 @@ def mutate(rng, data):
                 b"allocinfo - version: 1.0", b"allocinfo - version: 2.0",
                 b"allocinfo - version: 2.99", b"allocinfo - version: 3.0",
                 b"allocinfo - version: 1", b"allocinfo - version: .1",
+                b"allocinfo_cumulative - version: 1.0",
+                b"allocinfo_cumulative - version: 2.0",
                 b"allocinfo - version:  1.0", b"allocinfo - version: 1.0 ",
                 b"", b"# allocinfo"])
     out = b"\n".join(lines)
@@ -111,7 +114,17 @@ COMMANDS = [
     (["snapshot"], False), (["snapshot", "--json"], True),
     (["diff", "@SEED", "@INPUT", "--all", "--json"], True),
     (["diff", "@INPUT", "@SEED", "-n", "0"], False),
+    (["top", "-s", "tag", "--tree", "1"], False),
+    (["top", "--cumulative", "--json", "-n", "0"], True),
+    (["diff", "@SEED", "@INPUT", "-s", "tag", "--json"], True),
+    (["hot", "@SEED", "@INPUT", "-i", "1", "-n", "0"], False),
+    (["hot", "@INPUT", "@SEED", "-i", "0.5", "--json", "-s", "bytes"], True),
 ]
+
+# What an exit status 2 must say: the line of the input that is wrong, or
+# that a file is not the kind of profile the command needs.
+EXIT2 = re.compile(r":\d+: (malformed line: |not a cumulative profile|"
+                   r"a (live|cumulative) profile, but )")
 
 
 class Worker:
@@ -163,7 +176,7 @@ class Worker:
         self.exits[code] = self.exits.get(code, 0) + 1
         if code not in (0, 2):
             return "%s: exit status %d: %s" % (what, code, errtext[:300])
-        if code == 2 and not re.search(r":\d+: malformed line: ", errtext):
+        if code == 2 and not EXIT2.search(errtext):
             return "%s: exit 2 without a line number: %s" % (what,
                                                              errtext[:300])
         if code == 0 and is_json:

@@ -8,7 +8,9 @@
 # Builds KERNEL_TREE/tools/mm/allocinfo into OUTDIR with AddressSanitizer
 # and UndefinedBehaviorSanitizer (no recovery), runs it on the fixtures in
 # tests/tools/fixtures/ and on inputs made here, and prints KTAP v1. Every
-# run must also be free of sanitizer reports, leaks included. Exits 0 iff
+# run must also be free of sanitizer reports, leaks included. What needs
+# the kernel (the ioctls of /proc/allocinfo, the cumulative counters and
+# their sysctls) runs in allocinfo-fakeproc.c, the tool with a fake /proc. Exits 0 iff
 # no case failed. Needs bash, make, a C compiler, awk and python3;
 # promtool (Debian's prometheus package) for the Prometheus case.
 # ALLOCINFO_FUZZ_COUNT overrides the number of fuzz inputs (3000).
@@ -764,7 +766,8 @@ case_usage() {
 	usage "bad --min empty" -f "$S" --min ''
 	usage "bad --min negative" -f "$S" --min -1
 	usage "bad --min fraction" -f "$S" --min 1.
-	usage "bad --sort" -f "$S" --sort size
+	usage "bad --sort" -f "$S" --sort sizes
+	usage "bad -s" -f "$S" -s bogus
 	usage "--sort activity for top" -f "$S" --sort activity
 	usage "--prometheus with diff" diff "$S" "$S" --prometheus
 	usage "--prometheus with --tree" -f "$S" --prometheus --tree 1
@@ -783,6 +786,35 @@ case_usage() {
 	usage "watch -i too small" watch -f "$S" -i 0.001
 	usage "watch -i junk" watch -f "$S" -i 1s
 	usage "watch -c 0" watch -f "$S" -c 0
+	usage "watch --sort tag -s" watch -f "$S" -s
+	usage "hot -i 0" hot -i 0
+	usage "hot -i -1" hot -i -1
+	usage "hot -i junk" hot -i 1x
+	usage "hot -i too large" hot -i 1000001
+	usage "hot -n junk" hot -n -3
+	usage "hot --sort activity" hot --sort activity
+	usage "hot with one file" hot "$FIX/cum-old.txt"
+	usage "hot with three files" hot "$S" "$S" "$S"
+	usage "hot two files and -f" hot "$FIX/cum-old.txt" "$FIX/cum-new.txt" -f "$S"
+	usage "hot -f -" hot -f -
+	usage "hot - -" hot - -
+	usage "hot --enable with files" hot "$FIX/cum-old.txt" "$FIX/cum-new.txt" --enable
+	usage "hot --enable with -f" hot --enable -f "$S"
+	usage "hot --tree" hot --tree 1
+	usage "hot --prometheus" hot --prometheus
+	usage "hot --ioctl" hot --ioctl
+	usage "hot --cumulative" hot --cumulative
+	usage "hot --all" hot --all
+	usage "--enable for top" -f "$S" --enable
+	usage "--enable=1" hot --enable=1
+	usage "--ioctl with -f" top --ioctl -f "$S"
+	usage "--ioctl with --cumulative" top --ioctl --cumulative
+	usage "diff --ioctl with two files" diff "$S" "$S" --ioctl
+	usage "diff --ioctl with -f" diff "$S" --ioctl -f "$S"
+	usage "snapshot --ioctl" snapshot --ioctl
+	usage "watch --ioctl" watch --ioctl
+	usage "watch --cumulative" watch --cumulative
+	usage "--ioctl=yes" top --ioctl=yes
 	ai --help
 	expect_rc 0 "--help"
 	grep -q '^Usage: allocinfo' "$T/out" || fail "--help prints no usage"
@@ -816,12 +848,13 @@ case_unreadable() {
 case_fuzz() {
 	local h=$OUT/allocinfo-fuzz-harness start=$SECONDS
 
-	${CC:-cc} -O1 $SAN -Wall -Wextra -I "$SRC" \
+	${CC:-cc} -O1 $SAN -Wall -Wextra -I "$SRC" -idirafter "$KTREE/include/uapi" \
 		-o "$h" "$HERE/allocinfo-fuzz-harness.c" >"$T/harness.log" 2>&1 ||
 		{ fail "harness build failed:"; cat "$T/harness.log"; return; }
 	python3 "$HERE/allocinfo-fuzz.py" "$h" "$T/fuzz" "$FUZZ_COUNT" \
 		"$FIX/allocinfo-real.txt" "$FIX/small.txt" "$FIX/diff-old.txt" \
-		"$FIX/v1.txt" >"$T/fuzz.log" 2>&1 || fail "fuzz failures:"
+		"$FIX/v1.txt" "$FIX/cum-old.txt" "$FIX/cum-new.txt" \
+		>"$T/fuzz.log" 2>&1 || fail "fuzz failures:"
 	cat "$T/fuzz.log"
 	echo "fuzz time: $((SECONDS - start)) s"
 }
@@ -873,6 +906,461 @@ EOF
 		fail "label escaping: $(grep '^allocinfo_bytes' "$T/out")"
 }
 
+case_top_sort_tag() {
+	ai -f "$FIX/small.txt" -s tag -n 0
+	expect_rc 0 "-s tag"
+	expect_out "-s tag (file, then line as a number)" <<'EOF'
+allocinfo - version: 2.0
+      size      calls  site
+  16.0 KiB          4  drivers/foo/bar.c:55 [foo] func:foo_probe
+   3.0 MiB        768  drivers/net/ethernet/e1k/main.c:77 [e1k] func:e1k_alloc_ring
+   1.5 KiB         12  drivers/net/ethernet/e1k/main.c:90 [e1k] func:e1k_alloc_desc
+       0 B          0  fs/dcache.c:1800 func:d_alloc
+      64 B          2  init.c:10 func:start
+ 160.0 KiB         40  kernel/fork.c:309 func:alloc_thread_stack_node
+     640 B         20  lib/xarray.c:40 func:xas_alloc
+   4.0 KiB          1  mm/percpu-vm.c:97 func:pcpu_alloc_pages
+  -4.0 KiB          1  mm/percpu.c:1741 func:pcpu_alloc
+  16.0 KiB          4  mm/slub.c:100 func:bar accurate:no
+   1.9 MiB        480  mm/slub.c:1234 func:allocate_slab
+   1.0 MiB        256  mm/vmalloc.c:3000 func:__vmalloc_node_range
+total: 6.1 MiB in 1588 calls at 12 sites (12 shown)
+EOF
+	# same file and line: built-in code first, then by module, function
+	printf '%s\n' 'allocinfo - version: 2.0' \
+		' 1 1 a.h:9 [zz] func:f' ' 2 1 a.h:9 [mod] func:g' \
+		' 3 1 a.h:9 [mod] func:f' ' 4 1 a.h:9 func:z' ' 5 1 a.h:10 func:a' \
+		' 6 1 a.h:1 func:y' >"$T/tag.txt"
+	ai -f "$T/tag.txt" --sort=tag --json -n 3
+	expect_rc 0 "--sort=tag --json"
+	eq "--sort tag order" \
+		"$(json_get '[s["bytes"] for s in d["sites"]], d["total"]["sites"]')" \
+		"([6, 4, 3], 6)"
+	ai -f "$T/tag.txt" -stag
+	eq "-stag order" "$(awk 'NR > 2 && / func:/ { print $1 }' "$T/out" | tr '\n' ' ')" \
+		"6 4 3 2 1 5 "
+	ai -f "$FIX/small.txt" -s tag --tree 1
+	expect_out "--tree 1 -s tag (by path)" <<'EOF'
+allocinfo - version: 2.0
+      size      calls   sites  path
+      64 B          2       1  ./
+   3.0 MiB        784       3  drivers/
+       0 B          0       1  fs/
+ 160.0 KiB         40       1  kernel/
+     640 B         20       1  lib/
+   3.0 MiB        742       5  mm/
+total: 6.1 MiB in 1588 calls at 12 sites in 6 groups (6 shown)
+EOF
+	# 'size' is bytes, and -s is --sort
+	ai -f "$FIX/small.txt" --sort size -n 0
+	cp "$T/out" "$T/size.out"
+	ai -f "$FIX/small.txt" -s bytes -n 0
+	cmp -s "$T/out" "$T/size.out" || fail "--sort size differs from -s bytes"
+	ai diff "$FIX/diff-old.txt" "$FIX/diff-new.txt" -s tag --json
+	expect_rc 0 "diff -s tag"
+	eq "diff -s tag" "$(json_get '[s["file"] for s in d["sites"]]')" \
+		"['drivers/foo/bar.c', 'fs/dcache.c', 'mm/callsonly.c', 'mm/gone.c', 'mm/shrink.c', 'mm/slub.c', 'mm/vmalloc.c']"
+}
+
+case_hot_files() {
+	local O=$FIX/cum-old.txt N=$FIX/cum-new.txt
+
+	ai hot "$O" "$N"
+	expect_rc 0 "hot OLD NEW"
+	expect_out "hot OLD NEW (calls/s, then bytes/s)" <<'EOF'
+allocinfo_cumulative - version: 1.0
+     calls/s       bytes/s  site
+    200000.0    48.8 MiB/s  lib/test_alloc_tag.c:930 [test_alloc_tag] func:churn_kmalloc
+        25.6     6.4 KiB/s  fs/namei.c:120 func:getname_flags
+        12.8   819.2 KiB/s  mm/vmalloc.c:3000 func:__vmalloc_node_range
+         4.8     320.0 B/s  net/core/skbuff.c:200 func:__alloc_skb accurate:no
+         1.2     4.8 KiB/s  include/linux/slab.h:600 func:kmalloc
+         0.8     3.2 MiB/s  mm/big.c:1 func:big
+         0.8     819.2 B/s  drivers/new/mod.c:9 [newmod] func:new_probe
+total: 200046.0 calls/s, 52.8 MiB/s at 7 sites (7 shown) over 2.50 s
+EOF
+	[ -s "$T/err" ] && fail "hot OLD NEW: stderr: $(cat "$T/err")"
+	ai hot "$O" "$N" -s bytes -n 3
+	expect_out "hot -s bytes -n 3" <<'EOF'
+allocinfo_cumulative - version: 1.0
+     calls/s       bytes/s  site
+    200000.0    48.8 MiB/s  lib/test_alloc_tag.c:930 [test_alloc_tag] func:churn_kmalloc
+         0.8     3.2 MiB/s  mm/big.c:1 func:big
+        12.8   819.2 KiB/s  mm/vmalloc.c:3000 func:__vmalloc_node_range
+total: 200046.0 calls/s, 52.8 MiB/s at 7 sites (3 shown) over 2.50 s
+EOF
+	ai hot "$O" "$N" --sort tag --json -n 0
+	expect_rc 0 "hot --json"
+	python3 -m json.tool "$T/out" >/dev/null || fail "json.tool rejects hot --json"
+	eq "hot --json total" "$(json_get 'd["version"], d["cumulative"], d["interval"], d["total"]')" \
+		"('1.0', True, 2.5, {'bytes_per_sec': 55406912.0, 'calls_per_sec': 200046.0, 'bytes': 138517280, 'calls': 500115, 'sites': 7})"
+	eq "hot --sort tag --json" "$(json_get '[(s["function"], s["calls"], s["bytes"], s["calls_per_sec"]) for s in d["sites"]]')" \
+		"[('new_probe', 2, 2048, 0.8), ('getname_flags', 64, 16384, 25.6), ('kmalloc', 3, 12288, 1.2), ('churn_kmalloc', 500000, 128000000, 200000.0), ('big', 2, 8388608, 0.8), ('__vmalloc_node_range', 32, 2097152, 12.8), ('__alloc_skb', 12, 800, 4.8)]"
+	eq "hot: accurate:no" "$(json_get '[s["accurate"] for s in d["sites"] if s["function"] == "__alloc_skb"]')" "[False]"
+	# filters; --min is on bytes/s
+	ai hot "$O" "$N" --module vmlinux --min 4K --file 'mm/*' --json -n 0
+	eq "hot filters" "$(json_get '[s["function"] for s in d["sites"]], d["total"]["sites"]')" \
+		"(['__vmalloc_node_range', 'big'], 2)"
+	ai hot "$O" "$N" --min 819 --json -n 0
+	eq "hot --min 819" "$(json_get 'd["total"]["sites"]')" 6
+	ai hot "$O" "$N" --min 51200000 --json -n 0
+	eq "hot --min 51200000 (inclusive)" "$(json_get 'd["total"]["sites"]')" 1
+	ai hot "$O" "$N" --min 51200001 --json -n 0
+	eq "hot --min 51200001" "$(json_get 'd["total"]["sites"]')" 0
+	ai hot "$O" "$N" --func churn_kmalloc -n 1
+	eq "hot --func" "$(sed -n 3p "$T/out")" \
+		"    200000.0    48.8 MiB/s  lib/test_alloc_tag.c:930 [test_alloc_tag] func:churn_kmalloc"
+	# -i gives the interval of files without time stamps, and overrides
+	grep -v '^# time' "$O" >"$T/old-notime.txt"
+	ai hot "$T/old-notime.txt" "$N"
+	expect_rc 2 "hot: OLD without '# time:'"
+	grep -q "old-notime.txt has no '# time:' line: give the interval with -i" "$T/err" ||
+		fail "no-time message: $(cat "$T/err")"
+	ai hot "$T/old-notime.txt" "$N" -i 5 --json
+	expect_rc 0 "hot -i 5 without time stamps"
+	eq "hot -i 5" "$(json_get 'd["interval"], d["sites"][0]["calls_per_sec"]')" "(5.0, 100000.0)"
+	ai hot "$O" "$N" -i 0.5 --json
+	eq "hot -i 0.5 overrides the stamps" "$(json_get 'd["interval"], d["sites"][0]["calls_per_sec"]')" "(0.5, 1000000.0)"
+	ai hot "$N" "$O"
+	expect_rc 2 "hot NEW OLD"
+	grep -q "is not later than" "$T/err" || fail "NEW OLD message: $(cat "$T/err")"
+	# counters that went back count from 0 (counting switched on again)
+	ai hot "$N" "$O" -i 1 --json -n 0
+	expect_rc 0 "hot, counters went back"
+	grep -q "warning: the counters of 6 sites went back: counted from 0" "$T/err" ||
+		fail "no warning for counters that went back: $(cat "$T/err")"
+	eq "restarted counters" "$(json_get '[(s["function"], s["calls"]) for s in d["sites"]]')" \
+		"[('getname_flags', 4096), ('churn_kmalloc', 1600), ('__vmalloc_node_range', 16), ('__alloc_skb', 8), ('kmalloc', 2), ('gone_init', 1)]"
+	# not the cumulative profile
+	ai hot "$FIX/diff-old.txt" "$FIX/diff-new.txt"
+	expect_rc 2 "hot on live-profile snapshots"
+	grep -q "diff-old.txt:1: not a cumulative profile" "$T/err" ||
+		fail "not-cumulative message: $(cat "$T/err")"
+	ai hot "$O" "$FIX/small.txt" -i 1
+	expect_rc 2 "hot with a live NEW"
+	# the header of a later version of the cumulative profile
+	sed '1s/1\.0/2.0/' "$N" >"$T/cum-v2.txt"
+	ai hot "$O" "$T/cum-v2.txt"
+	expect_rc 2 "cumulative version 2.0"
+	grep -q "unsupported cumulative version 2.0" "$T/err" || fail "version message: $(cat "$T/err")"
+}
+
+# hot on a file that a writer updates: two reads -i apart, no sysctl
+case_hot_live_file() {
+	local f=$T/cum-live.txt i=0 bg
+
+	make_cum() {
+		{
+			echo 'allocinfo_cumulative - version: 1.0'
+			echo '#     <bytes>  <calls> <tag info>'
+			printf '%12d %8d %s\n' 1048576 256 'mm/steady.c:1 func:steady'
+			printf '%12d %8d %s\n' $((256 * 100 * $1)) $((100 * $1)) \
+				'lib/test_alloc_tag.c:930 [test_alloc_tag] func:churn_kmalloc'
+			printf '%12d %8d %s\n' $((4096 * $1)) "$1" 'fs/x.c:7 func:slow'
+		} >"$f.new"
+		mv -f "$f.new" "$f"
+	}
+	make_cum 0
+	(
+		while :; do
+			i=$((i + 1))
+			make_cum $i
+			sleep 0.01
+		done
+	) &
+	bg=$!
+	ai hot -f "$f" -i 0.3 -n 1
+	local rc1=$RC
+	cp "$T/out" "$T/hot1"
+	ai hot -f "$f" -i 0.3 --json
+	kill "$bg"
+	wait "$bg" 2>/dev/null
+	expect_rc 0 "hot -f FILE --json"
+	python3 - "$T/out" <<'EOF' || fail "hot -f FILE --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["sites"]
+assert [x["function"] for x in s] == ["churn_kmalloc", "slow"], s
+assert s[0]["calls"] == 100 * s[1]["calls"] and s[0]["bytes"] == 256 * s[0]["calls"], s
+assert 0.25 < d["interval"] < 1.5, d
+assert abs(s[0]["calls_per_sec"] * d["interval"] / s[0]["calls"] - 1) < 0.01, s
+EOF
+	RC=$rc1
+	expect_rc 0 "hot -f FILE"
+	cp "$T/hot1" "$T/out"
+	cat "$T/out"
+	eq "hot -f FILE: the first site" "$(sed -n 3p "$T/out" | awk '{ print $NF }')" \
+		"func:churn_kmalloc"
+	grep -q '^total: .* at 2 sites (1 shown) over 0\.[3-9][0-9] s$' "$T/out" ||
+		fail "total line: $(tail -n 1 "$T/out")"
+}
+
+case_cumulative() {
+	local N=$FIX/cum-new.txt s=$T/cum-snap.txt
+
+	ai snapshot -f "$N" -o "$s"
+	expect_rc 0 "snapshot of a cumulative profile"
+	eq "cumulative snapshot header" "$(head -n 3 "$s")" \
+		"allocinfo_cumulative - version: 1.0
+#     <bytes>  <calls> <tag info>
+# time: 1764500002.500"
+	# merged: the kmalloc lines of include/linux/slab.h:600
+	eq "cumulative snapshot lines" "$(wc -l <"$s")" 12
+	grep -q '^       20480        5 include/linux/slab.h:600 func:kmalloc$' "$s" ||
+		fail "merged line: $(grep slab.h "$s")"
+	ai hot "$FIX/cum-old.txt" "$s" --json
+	eq "hot on a snapshot of it" "$(json_get 'd["total"]["calls"], d["interval"]')" "(500115, 2.5)"
+	ai snapshot --cumulative -f "$N" --json
+	expect_rc 0 "snapshot --cumulative --json"
+	eq "snapshot --json of a cumulative profile" \
+		"$(json_get 'd["version"], d["cumulative"], d["time"], d["total"]["sites"]')" \
+		"('1.0', True, 1764500002.5, 9)"
+	ai top -f "$N" --cumulative -n 2 --json
+	expect_rc 0 "top --cumulative -f"
+	eq "top of a cumulative profile" \
+		"$(json_get 'd["cumulative"], [s["function"] for s in d["sites"]]')" \
+		"(True, ['churn_kmalloc', 'big'])"
+	ai top -f "$FIX/small.txt" --json -n 1
+	eq "no 'cumulative' member for the live profile" "$(json_get '"cumulative" in d')" False
+	ai top -f "$FIX/small.txt" --cumulative
+	expect_rc 2 "--cumulative on a live profile"
+	grep -q "small.txt:1: not a cumulative profile" "$T/err" || fail "message: $(cat "$T/err")"
+	ai diff "$FIX/cum-old.txt" "$N" -n 2
+	expect_rc 0 "diff of cumulative profiles"
+	expect_out "diff of cumulative profiles" <<'EOF'
+     delta      calls        now  status  site
++122.1 MiB    +500000  122.5 MiB  grown   lib/test_alloc_tag.c:930 [test_alloc_tag] func:churn_kmalloc
+  +8.0 MiB         +2    8.0 MiB  grown   mm/big.c:1 func:big
+total: +132.1 MiB, +500114 calls; 1 new, 1 gone, 6 changed sites (over 2.5 s)
+EOF
+	ai diff "$FIX/cum-old.txt" "$N" --json -n 1
+	eq "diff --json of cumulative profiles" "$(json_get 'd["old"]["cumulative"], d["new"]["cumulative"]')" "(True, True)"
+	ai diff "$FIX/cum-old.txt" "$FIX/diff-new.txt"
+	expect_rc 2 "diff of a cumulative and a live profile"
+	grep -q "diff-new.txt:1: a live profile, but .*cum-old.txt is a cumulative profile" "$T/err" ||
+		fail "message: $(cat "$T/err")"
+	ai diff "$FIX/cum-old.txt" -f "$N" --cumulative -n 1
+	expect_rc 0 "diff OLD -f NEW --cumulative"
+	# Prometheus: counters
+	ai top -f "$N" --prometheus -n 1
+	expect_rc 0 "--prometheus on a cumulative profile"
+	eq "cumulative series (2 per site)" "$(grep -c '^allocinfo_cumulative_' "$T/out")" 18
+	grep -q '^# TYPE allocinfo_cumulative_bytes_total counter$' "$T/out" || fail "no counter TYPE"
+	grep -q '^allocinfo_cumulative_allocations_total{file="lib/test_alloc_tag.c",line="930",function="churn_kmalloc",module="test_alloc_tag"} 501600$' "$T/out" ||
+		fail "churn_kmalloc sample"
+	grep -q -e 'gauge' -e '^allocinfo_bytes' "$T/out" && fail "gauges for a cumulative profile"
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$T/out" >"$T/promtool.log" 2>&1 ||
+			fail "promtool check metrics: $(cat "$T/promtool.log")"
+		[ -s "$T/promtool.log" ] && fail "promtool says: $(cat "$T/promtool.log")"
+	fi
+}
+
+# allocinfo with a fake /proc (allocinfo-fakeproc.c): FAKE ARGS...
+FAKE=$OUT/allocinfo-fakeproc
+FP=$T/proc
+
+fake() {
+	ALLOCINFO_FAKE_PROC=$FP "$FAKE" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+	if grep -q -e 'Sanitizer' -e 'runtime error' "$T/err"; then
+		fail "sanitizer report from allocinfo-fakeproc $*:"
+		head -n 30 "$T/err"
+	fi
+}
+
+case_fakeproc_build() {
+	${CC:-cc} -O1 $SAN -Wall -Wextra -I "$SRC" -idirafter "$KTREE/include/uapi" \
+		-o "$FAKE" "$HERE/allocinfo-fakeproc.c" >"$T/fakeproc.log" 2>&1 ||
+		{ fail "allocinfo-fakeproc build failed:"; cat "$T/fakeproc.log"; return; }
+	grep -q -i warning "$T/fakeproc.log" && { fail "warnings:"; cat "$T/fakeproc.log"; }
+	mkdir -p "$FP/sys/vm"
+}
+
+# same_as_text WHAT ARGS...: top --ioctl ARGS prints what top ARGS prints
+same_as_text() {
+	local what=$1
+
+	shift
+	fake "$@"
+	cp "$T/out" "$T/text.out"
+	[ "$RC" = 0 ] || fail "$what: text: exit status $RC: $(head -n 3 "$T/err")"
+	fake "$@" --ioctl
+	[ "$RC" = 0 ] || fail "$what: --ioctl: exit status $RC: $(head -n 3 "$T/err")"
+	if ! diff -u "$T/text.out" "$T/out" >"$T/diff"; then
+		fail "$what: --ioctl differs from the text (- text, + ioctl):"
+		head -n 20 "$T/diff"
+	fi
+}
+
+case_ioctl() {
+	local log=$T/ioctl.log L F
+
+	[ -x "$FAKE" ] || { fail "no allocinfo-fakeproc"; return; }
+	cp "$FIX/allocinfo-real.txt" "$FP/allocinfo"
+	same_as_text "top -n 0" top -n 0
+	same_as_text "top --json" top -n 0 --json
+	same_as_text "top -s calls" top -s calls -n 50
+	same_as_text "top -s tag" top -s tag -n 0
+	same_as_text "top --tree 2" top --tree 2 -n 0 --json
+	same_as_text "top --prometheus" top --prometheus
+	same_as_text "top --module vmlinux" top --module vmlinux -n 0
+	same_as_text "top --module nosuch" top --module nosuch
+	same_as_text "top --file glob" top --file '*slab*' --json -n 0
+	same_as_text "top --file exact" top --file mm/slub.c -n 0
+	same_as_text "top --func exact" top --func acpi_os_allocate_zeroed -n 0
+	same_as_text "top --func glob" top --func 'kmalloc*' -n 0
+	# a site of 35 instances, each below the --min its sum passes
+	same_as_text "top --min 16K" top --min 16K -n 0 --json
+	same_as_text "top --min, a site of many lines" top --min 24000 \
+		--func acpi_os_allocate_zeroed
+	grep -q 'aclinuxex.h:57 func:acpi_os_allocate_zeroed' "$T/out" ||
+		fail "the merged site of 35 lines is missing with --min"
+	cp "$FIX/small.txt" "$FP/allocinfo"
+	same_as_text "small: merged lines and accurate:no" top -n 0
+	same_as_text "small: --module e1k --json" top --module e1k --json
+
+	# what goes into the kernel's filter: exact names, not globs, not --min
+	rm -f "$log"
+	ALLOCINFO_FAKE_LOG=$log fake top --ioctl --module e1k --func e1k_alloc_ring \
+		--file '*main.c' --min 1M
+	expect_rc 0 "top --ioctl with filters"
+	eq "filtered sites" "$(grep -c ' func:' "$T/out")" 1
+	eq "the ioctls" "$(cat "$log")" \
+		"CONTENT_ID 1
+GET_AT pos=0 mask=0x3 modname=e1k function=e1k_alloc_ring filename=- min=0
+CONTENT_ID 1"
+	rm -f "$log"
+	ALLOCINFO_FAKE_LOG=$log fake top --ioctl --module vmlinux --file mm/slub.c --func 'a*'
+	eq "vmlinux is the module \"\"" "$(sed -n 2p "$log")" \
+		"GET_AT pos=0 mask=0x5 modname= function=- filename=mm/slub.c min=0"
+	eq "vmlinux sites of mm/slub.c" "$(grep -c ' func:' "$T/out")" 1
+
+	# the set of sites changes during a read: read again, count once
+	fake top --ioctl -n 0 --json
+	cp "$T/out" "$T/stable.json"
+	rm -f "$log"
+	ALLOCINFO_FAKE_LOG=$log ALLOCINFO_FAKE_UNSTABLE=3 fake top --ioctl -n 0 --json
+	expect_rc 0 "3 unstable reads"
+	cmp -s "$T/out" "$T/stable.json" || fail "the result after 3 unstable reads differs"
+	eq "reads" "$(grep -c GET_AT "$log")" 4
+	ALLOCINFO_FAKE_UNSTABLE=9 fake top --ioctl
+	expect_rc 0 "9 unstable reads"
+	ALLOCINFO_FAKE_UNSTABLE=10 fake top --ioctl
+	expect_rc 1 "10 unstable reads"
+	grep -q "the sites changed during 10 reads: try again" "$T/err" ||
+		fail "message: $(cat "$T/err")"
+	[ -s "$T/out" ] && fail "output after giving up"
+
+	# a kernel without the ioctls
+	ALLOCINFO_FAKE_NO_IOCTL=1 fake top --ioctl
+	expect_rc 1 "ENOTTY"
+	grep -q "^allocinfo: /proc/allocinfo: no ioctls in this kernel (.*): drop --ioctl$" "$T/err" ||
+		fail "ENOTTY message: $(cat "$T/err")"
+	ALLOCINFO_FAKE_NO_IOCTL=1 fake diff "$FIX/small.txt" --ioctl
+	expect_rc 1 "diff --ioctl, ENOTTY"
+	mv "$FP/allocinfo" "$FP/allocinfo.away"
+	fake top --ioctl
+	expect_rc 1 "no /proc/allocinfo"
+	grep -q "needs CONFIG_MEM_ALLOC_PROFILING" "$T/err" || fail "message: $(cat "$T/err")"
+	mv "$FP/allocinfo.away" "$FP/allocinfo"
+
+	# diff OLD --ioctl: the live profile through the ioctls
+	fake diff "$FIX/diff-old.txt" -n 0 --all
+	cp "$T/out" "$T/text.out"
+	fake diff "$FIX/diff-old.txt" -n 0 --all --ioctl
+	expect_rc 0 "diff --ioctl"
+	cmp -s "$T/out" "$T/text.out" || { fail "diff --ioctl differs:"; diff "$T/text.out" "$T/out"; }
+	rm -f "$log"
+	ALLOCINFO_FAKE_LOG=$log fake diff "$FIX/diff-old.txt" --ioctl --module foo --json
+	eq "diff --ioctl --module foo" "$(json_get '[(s["status"], s["function"], s["bytes"]) for s in d["sites"]]')" \
+		"[('new', 'foo_probe', 16384)]"
+	grep -q "GET_AT pos=0 mask=0x1 modname=foo " "$log" || fail "diff: no MODNAME filter: $(cat "$log")"
+
+	# names longer than 63 characters: the kernel gives their last 63
+	L=drivers/gpu/drm/amd/display/amdgpu_dm/amdgpu_dm_helpers_long_file_name.c
+	F=test_alloc_tag_function_with_a_name_longer_than_sixty_three_characters
+	{
+		echo 'allocinfo - version: 2.0'
+		printf '%12d %8d %s\n' 4096 1 "$L:10 [amdgpu] func:dm_alloc" \
+			4096 1 "$L:10 [amdgpu] func:dm_alloc" \
+			0 0 "lib/test_alloc_tag.c:963 [test_alloc_tag] func:$F" \
+			8192 2 'mm/slub.c:1 func:x'
+	} >"$FP/allocinfo"
+	fake snapshot -o "$T/long.snap"
+	fake top --ioctl -n 0 --json
+	expect_rc 0 "top --ioctl, long names"
+	eq "cut names" "$(json_get '[(s["file"], s["function"], s["bytes"]) for s in d["sites"]]')" \
+		"[('mm/slub.c', 'x', 8192), ('${L: -63}', 'dm_alloc', 8192), ('lib/test_alloc_tag.c', '${F: -63}', 0)]"
+	fake top --ioctl --func "$F"
+	eq "a long exact --func matches its cut name" "$(grep -c "func:${F: -63}\$" "$T/out")" 1
+	fake top --ioctl --file "$L" --json
+	eq "a long exact --file matches its cut name" "$(json_get 'd["total"]')" \
+		"{'bytes': 8192, 'calls': 2, 'sites': 1}"
+	fake top --ioctl --func '*than_sixty_three_characters' --json
+	eq "a glob on the cut name" "$(json_get 'd["total"]["sites"]')" 1
+	fake diff "$T/long.snap" --ioctl --all --json
+	expect_rc 0 "diff --ioctl, long names"
+	eq "diff --ioctl: OLD's names cut too" "$(json_get 'sorted(s["status"] for s in d["sites"])')" \
+		"['same', 'same', 'same']"
+}
+
+case_hot_live() {
+	local C=$FP/allocinfo_cumulative S=$FP/sys/vm
+
+	[ -x "$FAKE" ] || { fail "no allocinfo-fakeproc"; return; }
+	cp "$FIX/cum-new.txt" "$C"
+	echo 1 >"$S/mem_profiling"
+	echo 0 >"$S/mem_profiling_cumulative"
+	fake hot -i 0.05
+	expect_rc 1 "hot, counting off"
+	eq "counting off message" "$(cat "$T/err")" \
+		"allocinfo: cumulative counting is off (vm.mem_profiling_cumulative is 0): switch it on: 'sysctl vm.mem_profiling_cumulative=1' or 'allocinfo hot --enable'"
+	[ -s "$T/out" ] && fail "output with counting off"
+	fake hot -i 0.05 --enable --json
+	expect_rc 0 "hot --enable"
+	eq "--enable message" "$(cat "$T/err")" \
+		"allocinfo: switched cumulative counting on (vm.mem_profiling_cumulative=1)"
+	eq "--enable writes 1" "$(cat "$S/mem_profiling_cumulative")" 1
+	eq "hot on a file that does not change" "$(json_get 'd["total"]["sites"], d["sites"]')" "(0, [])"
+	fake hot -i 0.05 --enable
+	expect_rc 0 "hot --enable, counting on"
+	[ -s "$T/err" ] && fail "message when counting was on: $(cat "$T/err")"
+	echo 0 >"$S/mem_profiling"
+	fake hot -i 0.05
+	expect_rc 0 "hot, vm.mem_profiling 0"
+	grep -q "^allocinfo: warning: vm.mem_profiling is 0: nothing is counted" "$T/err" ||
+		fail "no vm.mem_profiling warning: $(cat "$T/err")"
+	echo 1 >"$S/mem_profiling"
+	chmod 000 "$S/mem_profiling_cumulative"
+	echo 0 >"$S/mem_profiling_cumulative"
+	if [ "$(id -u)" != 0 ]; then
+		fake hot -i 0.05 --enable
+		expect_rc 1 "--enable without the right to write"
+	fi
+	chmod 644 "$S/mem_profiling_cumulative"
+	rm "$C"
+	fake hot -i 0.05 --enable
+	expect_rc 1 "no /proc/allocinfo_cumulative"
+	eq "no cumulative counters message" "$(cat "$T/err")" \
+		"allocinfo: /proc/allocinfo_cumulative: No such file or directory (this kernel has no cumulative allocation counters)"
+	eq "nothing switched on" "$(cat "$S/mem_profiling_cumulative")" 0
+	fake top --cumulative
+	expect_rc 1 "top --cumulative without the file"
+	grep -q "no cumulative allocation counters" "$T/err" || fail "message: $(cat "$T/err")"
+	cp "$FIX/cum-new.txt" "$C"
+	fake snapshot --cumulative -o "$T/cum.snap"
+	expect_rc 0 "snapshot --cumulative"
+	eq "snapshot --cumulative header" "$(head -n 1 "$T/cum.snap")" \
+		"allocinfo_cumulative - version: 1.0"
+	fake top --cumulative -n 1 --json
+	eq "top --cumulative" "$(json_get 'd["sites"][0]["function"]')" churn_kmalloc
+	cp "$FIX/small.txt" "$C"
+	echo 1 >"$S/mem_profiling_cumulative"
+	fake hot -i 0.05
+	expect_rc 2 "/proc/allocinfo_cumulative of the wrong kind"
+}
+
 # ---------------------------------------------------------------------
 
 run_case build case_build
@@ -893,12 +1381,19 @@ run_case top_func case_top_func
 run_case top_min case_top_min
 run_case top_tree case_top_tree
 run_case top_json case_top_json
+run_case top_sort_tag case_top_sort_tag
 run_case duplicates_merged case_duplicates
 run_case diff case_diff
 run_case diff_json case_diff_json
 run_case snapshot case_snapshot
 run_case watch case_watch
 run_case watch_activity case_watch_flip
+run_case hot_files case_hot_files
+run_case hot_live_file case_hot_live_file
+run_case cumulative case_cumulative
+run_case fakeproc_build case_fakeproc_build
+run_case ioctl case_ioctl
+run_case hot_live case_hot_live
 run_case version1_accurate case_version1
 run_case malformed case_malformed
 run_case usage_errors case_usage
