@@ -176,7 +176,7 @@ build_kernel() {
 
 # Number of allocation tags in a vmlinux (0 without the section): the
 # sized symbols between the section's bounds, so that it holds whatever
-# the size of a tag is (48 bytes here, 40 in upstream 6.12).
+# the size of a tag is (56 bytes here, 40 in upstream 6.12).
 vmlinux_tags() {
 	nm -S -n "$1/vmlinux" | awk '
 		$NF == "__start_alloc_tags" { in_section = 1; next }

@@ -33,8 +33,8 @@ section_size() {
 }
 
 # Tags of vmlinux (from System.map: the section is inside .data) and of
-# every module, in units of struct alloc_tag (48 bytes in 6.1 x86_64).
-TAG_SIZE=48
+# every module, in units of struct alloc_tag (56 bytes in 6.1 x86_64).
+TAG_SIZE=56
 vmlinux_tags() {
 	local map=$1/System.map start stop
 	start=$(awk '$3 == "__start_alloc_tags" { print $1 }' "$map")
