@@ -209,12 +209,13 @@ def main():
                    "(in 64 KiB reads), per site; for the binary reads "
                    "(ioctl GET_AT + GET_NEXT) of every site, and of the "
                    "sites of one file filtered in the kernel (the file of "
-                   "the middle line); best of 5 runs, in a guest with the "
-                   "vCPUs shown (every site's counters are summed over "
-                   "the possible CPUs). Last column: how many times "
-                   "cheaper the filtered binary read is than the text.")
+                   "the middle line); best of 5 runs, booted with the "
+                   "possible CPUs shown (`possible_cpus=`: every site's "
+                   "counters are summed over the possible CPUs; one of "
+                   "them runs). Last column: how many times cheaper the "
+                   "filtered binary read is than the text.")
         out.append("")
-        out.append("| row | vCPUs | sites | text read | per site "
+        out.append("| row | possible CPUs | sites | text read | per site "
                    "| ioctl, all sites | ioctl, one file (sites) "
                    "| text / one file | cumulative text |")
         out.append("|---|---|---|---|---|---|---|---|---|")

@@ -13,6 +13,7 @@
 #   bench-stock   stock 6.1 (the series' base, tag "base" of $BUILD/linux)
 #   bench-off     the series, profiling compiled out
 #   bench-on      the series, profiling compiled in
+#   bench-dflt-off  the same, off by default (ENABLED_BY_DEFAULT=n)
 #   bench-peers   stock 6.1 with page_owner, kmemleak and hist triggers
 #   bench-up      upstream 6.12 (linux-source-6.12), no profiling
 #   bench-up-on   upstream 6.12 with its profiling
@@ -39,6 +40,7 @@ ROWS_TABLE='
 stock|bench-stock|||stock 6.1
 off|bench-off|||series, profiling compiled out
 disabled|bench-on|sysctl.vm.mem_profiling=0||compiled in, disabled at boot
+dflt-off|bench-dflt-off|||compiled in, off by default (ENABLED_BY_DEFAULT=n)
 never|bench-on|sysctl.vm.mem_profiling=never||compiled in, never
 enabled|bench-on|||enabled, default mode
 cumulative|bench-on|sysctl.vm.mem_profiling_cumulative=1||enabled, cumulative counting on
@@ -62,10 +64,11 @@ deb-up-stock|bench-deb-up|||Debian layout: upstream 6.12, no profiling
 deb-up-disabled|bench-deb-up-on|sysctl.vm.mem_profiling=0||Debian layout: upstream 6.12, disabled
 deb-up-enabled|bench-deb-up-on|||Debian layout: upstream 6.12, enabled (page_ext)
 '
-# Rows whose reads of the profile are also measured, in a guest with
-# READ_SMP vCPUs (the counters of every site are summed over the CPUs).
+# Rows whose reads of the profile are also measured, with READ_CPUS
+# possible CPUs (the counters of every site are summed over the possible
+# CPUs; one of them online: QEMU's icount runs one vCPU).
 READ_ROWS="enabled deb-enabled up-enabled deb-up-enabled"
-READ_SMP=8
+READ_CPUS=8
 # Rows whose memory is also measured in a 4 GiB guest.
 MEMORY_ROWS="stock off never enabled pageext compressed up-stock up-never up-enabled up-compressed deb-stock deb-disabled deb-enabled deb-up-stock deb-up-disabled deb-up-enabled"
 
@@ -214,7 +217,8 @@ boot_row() {
 		echo "export BENCH_ROW BENCH_MODE BENCH_SETUP BENCH_MODPARAMS"
 		echo ". /opt/bench/bench.sh"
 	} >"$script"
-	ICOUNT=1 MEM=$mem SMP=${smp:-1} APPEND="$append" BOOT_APPEND="" TIMEOUT=${BENCH_TIMEOUT:-900} \
+	[[ $mode == read ]] && append+=" possible_cpus=$read_cpus"
+	ICOUNT=1 MEM=$mem APPEND="$append" BOOT_APPEND="" TIMEOUT=${BENCH_TIMEOUT:-900} \
 		OVERLAY=$BENCH/overlay-$kernel INTERACTIVE=0 \
 		"$TOP/scripts/boot.sh" "$kernel" "$run" "$script"
 	tr -d '\r' <"$LOGS/$kernel-$run.log" | grep -E '^BENCH-' >"$BENCH/rows/$row-$mode-$mem.txt" || true
@@ -231,7 +235,7 @@ boot_row() {
 }
 
 main() {
-	local start=$SECONDS rows kernels k r smp=1
+	local start=$SECONDS rows kernels k r read_cpus=1
 	mapfile -t rows < <(select_rows)
 	mapfile -t kernels < <(for r in "${rows[@]}"; do row_field "$r" 2; done | awk '!seen[$0]++')
 	mkdir -p "$BENCH/rows"
@@ -257,7 +261,7 @@ main() {
 			boot_row "$r" memory 4G
 		fi
 		if [[ " $READ_ROWS " == *" $r "* ]]; then
-			smp=$READ_SMP boot_row "$r" read 1G
+			read_cpus=$READ_CPUS boot_row "$r" read 1G
 		fi
 	done
 	# Determinism: the stock row once more; the report compares the two.

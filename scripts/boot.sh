@@ -34,9 +34,7 @@ if [[ -z ${MEM:-} ]]; then
 	if [[ $CONFIG == debug ]]; then MEM=2G; else MEM=1G; fi
 fi
 if [[ ${ICOUNT:-0} == 1 ]]; then
-	# One vCPU unless asked (make bench's read rows): icount runs the
-	# vCPUs in turn, so guest time stays instructions retired.
-	SMP=${SMP:-1}
+	SMP=1
 else
 	SMP=${SMP:-2}
 fi
