@@ -145,8 +145,8 @@ build_module() {
 	local out=$1 dir=$2
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	cp "$TOP/bench/alloc_tag_bench.c" "$dir/"
-	echo 'obj-m := alloc_tag_bench.o' >"$dir/Kbuild"
+	cp "$TOP/bench/alloc_tag_bench.c" "$TOP/bench/readbench_sites.c" "$dir/"
+	echo 'obj-m := alloc_tag_bench.o readbench_sites.o' >"$dir/Kbuild"
 	make -C "$out" M="$dir" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" modules
 }
 
@@ -171,7 +171,8 @@ build_kernel() {
 		build_module "$out" "$BENCH/module-$name"
 	rm -rf "$BENCH/overlay-$name"
 	mkdir -p "$BENCH/overlay-$name/opt/bench"
-	cp "$BENCH/module-$name/alloc_tag_bench.ko" "$TOP/scripts/guest/bench.sh" \
+	cp "$BENCH/module-$name/alloc_tag_bench.ko" \
+		"$BENCH/module-$name/readbench_sites.ko" "$TOP/scripts/guest/bench.sh" \
 		"$BENCH/readbench" "$BENCH/overlay-$name/opt/bench/"
 	size "$out/vmlinux" | awk 'NR == 2 { print $1, $2, $3 }' >"$BENCH/size-$name"
 	vmlinux_tags "$out" >"$BENCH/tags-$name"
