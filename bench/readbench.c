@@ -8,8 +8,8 @@
  *   BENCH-READ sites <n>                 lines of /proc/allocinfo
  *   BENCH-READ text <ns>                 one full read() of the text
  *   BENCH-READ ioctl-all <ns> <n>        GET_AT + GET_NEXT over every site
- *   BENCH-READ ioctl-file <ns> <n>       the sites of one file, filtered in
- *                                        the kernel (<n> of them)
+ *   BENCH-READ ioctl-file <ns> <n> <f>   the sites of one file of vmlinux,
+ *                                        filtered in the kernel (<n> of them)
  *   BENCH-READ cumulative-text <ns>      one full read of the cumulative file
  *   BENCH-ERROR <text>                   something went wrong
  *
@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,38 +107,57 @@ static unsigned long long best_ioctl(int fd, const struct allocinfo_filter *f,
 	return best;
 }
 
-/* The file name of the site in the middle of the text, trimmed as the ABI. */
-static int middle_file(long sites, char *file)
+/*
+ * Parse the file name out of a line of /proc/allocinfo into @file, trimmed
+ * as the ABI trims it; false if the line is a header or a module's site.
+ */
+static bool vmlinux_file(char *line, char *file)
 {
-	FILE *f = fopen("/proc/allocinfo", "r");
-	char line[1024], *p, *colon;
-	long i = 0;
+	char *p = line, *colon;
 	size_t len;
 
+	if (line[0] == '#' || !strncmp(line, "allocinfo", 9) ||
+	    strstr(line, " ["))
+		return false;
+	while (*p == ' ')
+		p++;
+	p = strchr(p, ' ');	/* after bytes */
+	while (p && *p == ' ')
+		p++;
+	p = p ? strchr(p, ' ') : NULL;	/* after calls */
+	while (p && *p == ' ')
+		p++;
+	colon = p ? strchr(p, ':') : NULL;
+	if (!colon)
+		return false;
+	*colon = '\0';
+	len = strlen(p);
+	if (len >= ALLOCINFO_STR_SIZE)
+		p += len - (ALLOCINFO_STR_SIZE - 1);
+	strcpy(file, p);
+	return true;
+}
+
+/*
+ * The file of the vmlinux site in the middle of the vmlinux sites: a file
+ * with a few sites, as a tool following one driver or subsystem asks for.
+ */
+static int middle_file(char *file)
+{
+	char line[1024], name[ALLOCINFO_STR_SIZE];
+	long n = 0, i = 0;
+	FILE *f;
+
+	f = fopen("/proc/allocinfo", "r");
 	if (!f)
 		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += vmlinux_file(line, name);
+	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || !strncmp(line, "allocinfo", 9))
+		if (!vmlinux_file(line, name) || i++ < n / 2)
 			continue;
-		if (i++ < sites / 2)
-			continue;
-		p = line;
-		while (*p == ' ')
-			p++;
-		p = strchr(p, ' ');	/* after bytes */
-		while (p && *p == ' ')
-			p++;
-		p = p ? strchr(p, ' ') : NULL;	/* after calls */
-		while (p && *p == ' ')
-			p++;
-		colon = p ? strchr(p, ':') : NULL;
-		if (!colon)
-			break;
-		*colon = '\0';
-		len = strlen(p);
-		if (len >= ALLOCINFO_STR_SIZE)
-			p += len - (ALLOCINFO_STR_SIZE - 1);
-		strcpy(file, p);
+		strcpy(file, name);
 		fclose(f);
 		return 0;
 	}
@@ -178,7 +198,7 @@ int main(void)
 	printf("BENCH-READ ioctl-all %llu %ld\n", t, n);
 
 	byfile.mask = ALLOCINFO_FILTER_MASK_FILENAME;
-	if (middle_file(lines - 2, byfile.fields.filename)) {
+	if (middle_file(byfile.fields.filename)) {
 		printf("BENCH-ERROR cannot pick a file\n");
 		return 1;
 	}

@@ -209,7 +209,7 @@ def main():
                    "(in 64 KiB reads), per site; for the binary reads "
                    "(ioctl GET_AT + GET_NEXT) of every site, and of the "
                    "sites of one file filtered in the kernel (the file of "
-                   "the middle line); best of 5 runs, booted with the "
+                   "the middle vmlinux line); best of 5 runs, booted with the "
                    "possible CPUs shown (`possible_cpus=`: every site's "
                    "counters are summed over the possible CPUs; one of "
                    "them runs). Last column: how many times cheaper the "
