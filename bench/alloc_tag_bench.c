@@ -34,6 +34,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -167,6 +168,26 @@ static unsigned int bench_vmalloc(unsigned int n)
 	return n;
 }
 
+/*
+ * A vmlinux call site: bitmap_alloc() kmalloc()s 64 bytes for 512 bits at
+ * its own line of lib/bitmap.c, which the "capture" row of make bench
+ * captures (context capture) before loading this module.
+ */
+static unsigned int bench_bitmap(unsigned int n)
+{
+	unsigned long *p;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		p = bitmap_alloc(512, GFP_KERNEL);
+		if (!p)
+			return 0;
+		WRITE_ONCE(bench_sink, p);
+		bitmap_free(p);
+	}
+	return n;
+}
+
 struct bench_case {
 	const char *name;
 	unsigned int (*run)(unsigned int n);
@@ -179,6 +200,7 @@ static const struct bench_case bench_cases[] = {
 	{ "page-order2",		bench_pages_order2 },
 	{ "vmalloc-64k",		bench_vmalloc },
 	{ "kmalloc-account-8-240",	bench_kmalloc_account },
+	{ "bitmap-64",			bench_bitmap },
 };
 
 /* Best time of @runs runs, in tenths of a nanosecond per pair. */

@@ -17,6 +17,7 @@ CASES = [
     ("page-order2", "pages order 2"),
     ("vmalloc-64k", "vmalloc 64K"),
     ("kmalloc-account-8-240", "kmalloc ACCOUNT memcg"),
+    ("bitmap-64", "bitmap_alloc 64"),
 ]
 MEMORY_ROWS = ["stock", "off", "never", "enabled", "pageext", "compressed",
                "up-stock", "up-never", "up-enabled", "up-compressed",

@@ -41,6 +41,19 @@ ftrace)
 		>$t/events/kmem/mm_page_alloc/trigger ||
 		echo "BENCH-ERROR cannot set the mm_page_alloc hist trigger"
 	;;
+capture | capture-other)
+	# Context capture: bitmap_alloc()'s site (the bench's bitmap-64 case),
+	# or bitmap_alloc_node()'s, which nothing calls here: the key is on
+	# but no case is recorded.
+	case $BENCH_SETUP in
+	capture) f=bitmap_alloc ;;
+	*) f=bitmap_alloc_node ;;
+	esac
+	site=$(awk -v f="func:$f" '$NF == f && NF == 4 { print $3; exit }' /proc/allocinfo)
+	echo "BENCH-CAPTURE $site"
+	[ -n "$site" ] && echo "$site" >/sys/kernel/debug/allocinfo/capture ||
+		echo "BENCH-ERROR cannot capture $f's site"
+	;;
 *)
 	echo "BENCH-ERROR unknown setup ${BENCH_SETUP}"
 	;;
@@ -76,6 +89,11 @@ dmesg | sed -n 's/.*alloc_tag_bench: \([^ ]*\) \([0-9.]*\) ns (.*/BENCH-RESULT \
 dmesg | sed -n 's/.*alloc_tag_bench: vectors \([0-9]*\) bytes for \([0-9]*\) objects.*/BENCH-VECTORS-OBJ \1 \2/p'
 dmesg | grep -q 'alloc_tag_bench: done' || echo "BENCH-ERROR the bench did not finish"
 echo "BENCH-MEMCG-KMEM $(awk '$1 == "kernel" { print $2 }' /sys/fs/cgroup/bench/memory.stat)"
+case ${BENCH_SETUP:-none} in
+capture*)
+	sed 's/^/BENCH-CAPTURED /' /sys/kernel/debug/allocinfo/capture
+	;;
+esac
 if [ "${BENCH_SETUP:-none}" = ftrace ]; then
 	echo "BENCH-FTRACE-ENTRIES $(grep -c '^{' /sys/kernel/tracing/events/kmem/kmalloc/hist)"
 fi
