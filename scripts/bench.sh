@@ -45,7 +45,7 @@ never|bench-on|sysctl.vm.mem_profiling=never||compiled in, never
 enabled|bench-on|||enabled, default mode
 cumulative|bench-on|sysctl.vm.mem_profiling_cumulative=1||enabled, cumulative counting on
 capture-other|bench-on||capture-other|enabled, another site captured (capture key on)
-capture|bench-on||capture|enabled, bitmap_alloc's site captured (bitmap_alloc 64 is recorded)
+capture|bench-on||capture|enabled, the site of bitmap_alloc captured (bitmap_alloc 64 recorded)
 pageext|bench-on|sysctl.vm.mem_profiling=1,page_ext||enabled, page_ext references
 compressed|bench-on|sysctl.vm.mem_profiling=1,compressed||enabled, compressed references
 peers-off|bench-peers|||peers compiled in, all off

@@ -386,6 +386,93 @@ case_top_json() {
 		"'a\"b\\\\c\\x01.c|m\\ufffd|f\\xe9\\x7f'"
 }
 
+# capture and stacks read debugfs files; -f gives them (real output of
+# a profiling guest: tests/tools/fixtures/capture.txt and stacks.txt).
+case_capture_list() {
+	ai capture -f "$FIX/capture.txt"
+	expect_rc 0 "capture (list)"
+	diff -q "$FIX/capture.txt" "$T/out" >/dev/null || fail "the list is not the file"
+	ai capture -f "$FIX/capture.txt" --json
+	expect_rc 0 "capture --json"
+	eq "capture --json" "$(json_get '[(c["file"], c["line"], c["module"], c["records"], c["bytes"], c["dropped"], c["unloaded"]) for c in d["captured"]]')" \
+		"[('lib/test_alloc_tag.c', 1059, 'test_alloc_tag', 6, 3072, 0, False), ('lib/test_alloc_tag.c', 1061, 'test_alloc_tag', 24, 73920, 0, False)]"
+	printf 'a.c:1 func:f records:0 bytes:0 dropped:3 age:12s unloaded\n' >"$T/cap.txt"
+	ai capture -f "$T/cap.txt" --json
+	eq "unloaded site" "$(json_get '[(c["module"], c["dropped"], c["age"], c["unloaded"]) for c in d["captured"]]')" \
+		"[(None, 3, 12, True)]"
+	printf 'a.c:1 func:f records:x bytes:0 dropped:0 age:1s\n' >"$T/cap.txt"
+	ai capture -f "$T/cap.txt"
+	expect_rc 2 "malformed capture line"
+	: >"$T/cap.txt"
+	ai capture -f "$T/cap.txt"
+	expect_rc 0 "empty list"
+	grep -q "no site is captured" "$T/err" || fail "no note for an empty list"
+}
+
+case_stacks() {
+	ai stacks -f "$FIX/stacks.txt"
+	expect_rc 0 "stacks"
+	diff -q "$FIX/stacks.txt" "$T/out" >/dev/null || fail "stacks is not the file"
+	ai stacks -f "$FIX/stacks.txt" lib/test_alloc_tag.c:1061 --module test_alloc_tag
+	expect_rc 0 "stacks SITE"
+	eq "lines of one site" "$(wc -l <"$T/out")" 29
+	eq "its first line" "$(head -n 1 "$T/out")" \
+		"       73920       24 lib/test_alloc_tag.c:1061 [test_alloc_tag] func:test_alloc_tag_chain_site"
+	ai stacks -f "$FIX/stacks.txt" "lib/test_alloc_tag.c:1059 [test_alloc_tag]"
+	eq "SITE with [module]" "$(sed -n 3p "$T/out")" "  1536 3 oldest: pid 149 comm sh age 0s"
+	ai stacks -f "$FIX/stacks.txt" lib/test_alloc_tag.c:1059
+	expect_rc 0 "a vmlinux SITE that is not there"
+	eq "nothing printed" "$(cat "$T/out")" ""
+	grep -q "lib/test_alloc_tag.c:1059 is not captured" "$T/err" || fail "no note: $(cat "$T/err")"
+}
+
+case_stacks_json() {
+	ai stacks -f "$FIX/stacks.txt" --json
+	expect_rc 0 "stacks --json"
+	python3 -m json.tool "$T/out" >/dev/null || fail "json.tool rejects the output"
+	eq "sites" "$(json_get '[(s["line"], s["bytes"], s["calls"], s["since"], s["dropped"], [(g["bytes"], g["calls"], g["oldest"]["pid"], g["oldest"]["comm"], len(g["frames"]), g["frames"][1].split("+")[0]) for g in s["stacks"]]) for s in d["sites"]]')" \
+		"[(1059, 3072, 6, 0, 0, [(1536, 3, 149, 'sh', 8, 'test_alloc_tag_chain_a'), (1024, 2, 149, 'sh', 8, 'test_alloc_tag_chain_b'), (512, 1, 149, 'sh', 8, 'test_alloc_tag_chain_c')]), (1061, 73920, 24, 0, 0, [(36960, 12, 149, 'sh', 8, 'test_alloc_tag_chain_a'), (24640, 8, 149, 'sh', 8, 'test_alloc_tag_chain_b'), (12320, 4, 149, 'sh', 8, 'test_alloc_tag_chain_c')])]"
+	# a comm with blanks, dropped records, an unloaded site, no stack
+	printf '%s\n' '        100        2 a.c:5 [m] func:f' \
+		'  since: 7s (older allocations are not recorded) unloaded' \
+		'  100 2 oldest: pid 0 comm my task age 3s' '    f+0x1/0x2 [m]' \
+		'  dropped: 4' '          0        0 b.c:9 func:g' \
+		'  since: 1s (older allocations are not recorded)' >"$T/st.txt"
+	ai stacks -f "$T/st.txt" --json
+	expect_rc 0 "stacks --json, odd input"
+	eq "odd input" "$(json_get 'd')" \
+		"{'sites': [{'bytes': 100, 'calls': 2, 'file': 'a.c', 'line': 5, 'module': 'm', 'function': 'f', 'accurate': True, 'since': 7, 'unloaded': True, 'stacks': [{'bytes': 100, 'calls': 2, 'oldest': {'pid': 0, 'comm': 'my task', 'age': 3}, 'frames': ['f+0x1/0x2 [m]']}], 'dropped': 4}, {'bytes': 0, 'calls': 0, 'file': 'b.c', 'line': 9, 'module': None, 'function': 'g', 'accurate': True, 'since': 1, 'unloaded': False, 'stacks': [], 'dropped': 0}]}"
+}
+
+case_stacks_bad() {
+	printf '%s\n' '        100        2 a.c:5 func:f' '    f+0x1/0x2' >"$T/st.txt"
+	ai stacks -f "$T/st.txt" --json
+	expect_rc 2 "a frame before any stack"
+	printf '%s\n' '        100        2 a.c:5 func:f' '  since: 1s' '  what is this' >"$T/st.txt"
+	ai stacks -f "$T/st.txt" --json
+	expect_rc 2 "an unknown line"
+	printf '%s\n' 'garbage' >"$T/st.txt"
+	ai stacks -f "$T/st.txt"
+	expect_rc 2 "a bad site line"
+	ai stacks -f "$T/nosuch.txt"
+	expect_rc 1 "a missing file"
+}
+
+case_capture_usage() {
+	for args in "capture --stop" "capture --module m" "capture a.c:1 --clear" \
+		    "capture a.c" "capture a.c:0" "capture :3" "capture a.c:x" \
+		    "capture a.c:1 -f x" "capture a.c:1 --json" "stacks --module m" \
+		    "capture a.c:1 b.c:2" "stacks a.c:1 --stop"; do
+		# shellcheck disable=SC2086
+		ai $args
+		expect_rc 2 "allocinfo $args"
+	done
+	ai capture "a.c:1 [m"
+	expect_rc 2 "a SITE with a bad [module]"
+	ai capture "a.c:1 [m]" --module m
+	expect_rc 2 "[module] and --module"
+}
+
 case_duplicates() {
 	printf '%s\n' 'allocinfo - version: 2.0' \
 		'        4096        1 include/linux/slab.h:600 func:kmalloc' \
@@ -1398,6 +1485,11 @@ run_case version1_accurate case_version1
 run_case malformed case_malformed
 run_case usage_errors case_usage
 run_case unreadable case_unreadable
+run_case capture_list case_capture_list
+run_case stacks case_stacks
+run_case stacks_json case_stacks_json
+run_case stacks_bad case_stacks_bad
+run_case capture_usage case_capture_usage
 run_case fuzz case_fuzz
 run_case prometheus case_prometheus
 
