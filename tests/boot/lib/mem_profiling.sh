@@ -281,6 +281,14 @@ bad_input_boot() {
 	esac
 }
 
+# The page_ext window (64-bit): an area of page_ext's init in
+# /proc/vmallocinfo with room for 4 bytes (at least) for each of the 2^34
+# pfns x86-64 can address with 4-level paging.
+page_ext_window_reserved() {
+	awk '$3 ~ /^page_ext/ && $2 >= 68719476736 { found = 1 }
+	     END { exit !found }' /proc/vmallocinfo
+}
+
 # For a boot test that runs a kselftest with page references in page_ext:
 # the kernel must say it used page_ext (else the test would run the default
 # mode a second time). If not, prints a failing KTAP result and returns 1.
