@@ -239,6 +239,17 @@ def main():
                 if io_file else "-",
                 f"{text / io_file:.0f}x" if text and io_file else "-",
                 fmt_int(cum) if cum else "-"]) + " |")
+        refused = [table[r]["label"] for r in rrows
+                   if reads[r]["read"].get("extra-sites") == ["refused"]]
+        if refused:
+            out.append("")
+            out.append("Refused the module of the 2816 extra sites "
+                       "(bench/readbench_sites.c), so counted with the "
+                       "vmlinux sites only: " + ", ".join(refused) +
+                       ". Upstream 6.12 allocates a module's tag counters "
+                       "as one per-CPU allocation, which cannot exceed "
+                       "32 KiB: a module with more than 2048 allocation "
+                       "sites does not load.")
     bits = os.path.join(bench, "page-flags-bits.txt")
     if os.path.exists(bits):
         out.append("")
