@@ -361,6 +361,9 @@ account_holes_refilled() {
 	memcg_enter || return 1
 	s0=$(memcg_slab_settled)
 	echo "free account odd" >$TAT/control || return 1
+	# KASAN (debug) keeps freed objects in its quarantine, and the refill
+	# would go to new slabs: shrinking the cache gives them back.
+	echo 1 >/sys/kernel/slab/kmalloc-cg-4k/shrink || return 1
 	s1=$(memcg_slab_settled)
 	account_site_is "$old" "0 0" || return 1
 	memcg_moved "$s0" "$s1" $((-128 * obj)) || return 1
@@ -373,10 +376,14 @@ account_holes_refilled() {
 	[ "$2 $3" = "$((128 * 4096)) 128" ] || { echo "the module expects '$2 $3'"; return 1; }
 	account_site_is "$old" "0 0" || return 1
 	memcg_moved "$s1" "$s2" $((128 * obj)) || return 1
-	# The refill went (mostly) into the old slabs: they got references.
+	# The refill went into the holes of the old slabs (4 a slab in the
+	# profiling kernel, 2 in the debug one): at least 3 in 4 of them got
+	# references (all but one or two, seen); a few objects may have gone
+	# to a new slab.
 	set -- $(account_vectors)
 	echo "account set refilled: $*"
-	[ "$8" -gt 0 ] && [ $(($4 + $6 + $8)) -eq "$2" ] || return 1
+	[ $((4 * $8)) -ge $((3 * ($6 + $8))) ] && [ "$8" -gt 0 ] &&
+		[ $(($4 + $6 + $8)) -eq "$2" ] || return 1
 	echo "free account" >$TAT/control || return 1
 	s3=$(memcg_slab_settled)
 	memcg_leave
