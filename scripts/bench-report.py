@@ -23,6 +23,14 @@ MEMORY_ROWS = ["stock", "off", "never", "enabled", "pageext", "compressed",
                "up-stock", "up-never", "up-enabled", "up-compressed",
                "deb-stock", "deb-disabled", "deb-enabled", "deb-up-stock",
                "deb-up-disabled", "deb-up-enabled"]
+WORKLOADS = [
+    ("hackbench", "hackbench pipe"),
+    ("fork-exec", "fork+exec+exit"),
+    ("tmpfs", "tmpfs files"),
+    ("ext4", "ext4 files"),
+    ("tcp", "loopback TCP"),
+    ("mix", "mix"),
+]
 TAG_COUNTER_BYTES = 16  # two u64 per tag and CPU
 
 
@@ -57,6 +65,9 @@ def parse(path):
                 d["vectors"] = int(f[1])
             elif f[0] == "BENCH-VECTORS-OBJ" and len(f) >= 3 and int(f[2]):
                 d["vec_per_obj"] = int(f[1]) / int(f[2])
+            elif f[0] == "BENCH-WORK" and len(f) >= 3:
+                d.setdefault("work", {}).setdefault(f[1], []).append(
+                    int(f[2]))
             elif f[0] == "BENCH-READ" and len(f) >= 3:
                 d.setdefault("read", {})[f[1]] = f[2:]
     return d
@@ -79,6 +90,46 @@ def fmt_kib(n):
     if n is None:
         return "-"
     return f"{n / 1024:,.0f} KiB" if abs(n) >= 1024 else f"{n} B"
+
+
+def workload_tables(table, wrows, work):
+    """The real workloads: ratios of the best runs, then the runs."""
+    out = ["", "## Real workloads", "",
+           "Instructions of a whole run (user and kernel, every process; "
+           "scripts/guest/bench.sh has the counts), from a task in a "
+           "memcg. Ratio: best run against the best run of the base row "
+           "(stock 6.1; upstream 6.12 for its rows; the Debian layout's "
+           "stock for its rows). In brackets: the spread of the base "
+           "row's and this row's runs, (max - min) / min, the larger.", "",
+           "| row | " + " | ".join(w[1] for w in WORKLOADS) + " |",
+           "|---|" + "---|" * len(WORKLOADS)]
+
+    def spread(v):
+        return (max(v) - min(v)) / min(v)
+
+    for r in wrows:
+        w = work[r]["work"]
+        b = work.get(base_of(r))
+        b = b["work"] if b and "work" in b else {}
+        cells = []
+        for k, _ in WORKLOADS:
+            if k not in w or k not in b:
+                cells.append("-")
+                continue
+            sp = max(spread(w[k]), spread(b[k]))
+            cells.append(f"{min(w[k]) / min(b[k]):.3f} "
+                         f"({100 * sp:.1f}%)")
+        out.append(f"| {table[r]['label']} | " + " | ".join(cells) + " |")
+    out += ["", "Instructions of the best run, millions (runs, spread):",
+            "", "| row | " + " | ".join(w[1] for w in WORKLOADS) + " |",
+            "|---|" + "---|" * len(WORKLOADS)]
+    for r in wrows:
+        w = work[r]["work"]
+        cells = [f"{min(w[k]) / 1e6:,.2f} ({len(w[k])}, "
+                 f"{100 * spread(w[k]):.1f}%)" if k in w else "-"
+                 for k, _ in WORKLOADS]
+        out.append(f"| {table[r]['label']} | " + " | ".join(cells) + " |")
+    return out
 
 
 def main():
@@ -199,6 +250,11 @@ def main():
                 fmt_kib(used4) if used4 is not None else "-",
                 fmt_kib(tags * TAG_COUNTER_BYTES) if tags else "-",
                 vml, fmt_int(tags) if tags else "-"]) + " |")
+    work = {r: parse(os.path.join(bench, "rows", f"{r}-work-1G.txt"))
+            for r in rows}
+    wrows = [r for r in rows if work[r] and "work" in work[r]]
+    if wrows:
+        out.extend(workload_tables(table, wrows, work))
     reads = {r: parse(os.path.join(bench, "rows", f"{r}-read-1G.txt"))
              for r in rows}
     rrows = [r for r in rows if reads[r] and "read" in reads[r]]

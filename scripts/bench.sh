@@ -6,7 +6,9 @@
 # run, whatever the host does), loads the bench module (bench/alloc_tag_bench.c,
 # built out of tree against each kernel) from a task in a
 # memcg and collects its results; then a second boot with 4 GiB reads the
-# memory figures. The tables (ratios against stock 6.1 built with the same
+# memory figures, and for the rows of WORK_ROWS a third one times the real
+# workloads (bench/workloads.c and Debian's hackbench, each bounded by a
+# count, several runs). The tables (ratios against stock 6.1 built with the same
 # config, raw instruction counts, memory) go to $BUILD/bench/results.md.
 #
 # Kernels (configs/bench*.config on top of configs/base.config):
@@ -71,6 +73,11 @@ deb-up-enabled|bench-deb-up-on|||Debian layout: upstream 6.12, enabled (page_ext
 # CPUs; one of them online: QEMU's icount runs one vCPU).
 READ_ROWS="enabled deb-enabled up-enabled deb-up-enabled"
 READ_CPUS=8
+# Rows whose real workloads are also measured: stock, compiled in and off,
+# enabled in both reference modes, and the same for upstream 6.12 and on
+# Debian's layout.
+WORK_ROWS="stock off disabled dflt-off enabled pageext up-stock up-disabled up-enabled deb-stock deb-disabled deb-enabled deb-up-stock deb-up-enabled"
+HACKBENCH=/usr/bin/hackbench
 # Rows whose memory is also measured in a 4 GiB guest.
 MEMORY_ROWS="stock off never enabled pageext compressed up-stock up-never up-enabled up-compressed deb-stock deb-disabled deb-enabled deb-up-stock deb-up-disabled deb-up-enabled"
 
@@ -152,12 +159,31 @@ build_module() {
 	make -C "$out" M="$dir" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" modules
 }
 
-# bench/readbench.c, static, against the series' user API headers (it
-# needs <linux/alloc_tag.h>; on kernels without it, it reports an error).
-build_readbench() {
+# The guest programs of the bench, into $BENCH/bin: bench/readbench.c,
+# static, against the series' user API headers (it needs
+# <linux/alloc_tag.h>; on kernels without it, it reports an error),
+# bench/workloads.c, static, and Debian's hackbench with the shared
+# libraries it loads (at the paths ldd gives).
+build_programs() {
+	local lib
+	rm -rf "$BENCH/bin"
+	mkdir -p "$BENCH/bin/opt/bench"
 	make -C "$TREE" O="$BENCH/headers" ARCH=x86_64 -s headers
 	gcc -static -O2 -Wall -I"$BENCH/headers/usr/include" \
-		-o "$BENCH/readbench" "$TOP/bench/readbench.c"
+		-o "$BENCH/bin/opt/bench/readbench" "$TOP/bench/readbench.c"
+	gcc -static -O2 -Wall -o "$BENCH/bin/opt/bench/workloads" "$TOP/bench/workloads.c"
+	cp "$HACKBENCH" "$BENCH/bin/opt/bench/hackbench"
+	for lib in $(ldd "$HACKBENCH" | grep -o '/[^ ]*'); do
+		mkdir -p "$BENCH/bin$(dirname "$lib")"
+		cp -L "$lib" "$BENCH/bin$lib"
+	done
+}
+
+ensure_hackbench() {
+	[[ -x $HACKBENCH ]] && return
+	say "installing rt-tests (hackbench, a workload of the bench)"
+	as_root apt-get install -y -q rt-tests >>"$LOGS/bench-deps.log" 2>&1 ||
+		die "cannot install rt-tests (log: $(show_path "$LOGS/bench-deps.log"))"
 }
 
 build_kernel() {
@@ -172,10 +198,10 @@ build_kernel() {
 	run_logged "bench module for $name" "$LOGS/bench-module-$name.log" \
 		build_module "$out" "$BENCH/module-$name"
 	rm -rf "$BENCH/overlay-$name"
-	mkdir -p "$BENCH/overlay-$name/opt/bench"
+	cp -a "$BENCH/bin" "$BENCH/overlay-$name"
 	cp "$BENCH/module-$name/alloc_tag_bench.ko" \
 		"$BENCH/module-$name/readbench_sites.ko" "$TOP/scripts/guest/bench.sh" \
-		"$BENCH/readbench" "$BENCH/overlay-$name/opt/bench/"
+		"$BENCH/overlay-$name/opt/bench/"
 	size "$out/vmlinux" | awk 'NR == 2 { print $1, $2, $3 }' >"$BENCH/size-$name"
 	vmlinux_tags "$out" >"$BENCH/tags-$name"
 }
@@ -235,6 +261,9 @@ boot_row() {
 	if [[ $mode == bench ]] && ! grep -q '^BENCH-RESULT' "$BENCH/rows/$row-$mode-$mem.txt"; then
 		die "row $row: no results (log: $(show_path "$LOGS/$kernel-$run.log"))"
 	fi
+	if [[ $mode == work ]] && ! grep -q '^BENCH-WORK-DONE' "$BENCH/rows/$row-$mode-$mem.txt"; then
+		die "row $row: the workloads did not finish (log: $(show_path "$LOGS/$kernel-$run.log"))"
+	fi
 }
 
 main() {
@@ -253,7 +282,8 @@ main() {
 		bench-up* | bench-deb-up*) prepare_upstream_src ;;
 		esac
 	done
-	run_logged "readbench (the read rows' program)" "$LOGS/bench-readbench.log" build_readbench
+	ensure_hackbench
+	run_logged "guest programs (readbench, workloads, hackbench)" "$LOGS/bench-programs.log" build_programs
 	for k in "${kernels[@]}"; do
 		build_kernel "$k"
 	done
@@ -265,6 +295,9 @@ main() {
 		fi
 		if [[ " $READ_ROWS " == *" $r "* ]]; then
 			read_cpus=$READ_CPUS boot_row "$r" read 1G
+		fi
+		if [[ " $WORK_ROWS " == *" $r "* ]]; then
+			boot_row "$r" work 1G
 		fi
 	done
 	# Determinism: the stock row once more; the report compares the two.

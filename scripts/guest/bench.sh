@@ -10,6 +10,7 @@
 #   BENCH-VECTORS-OBJ <bytes> <n> vectors of the slabs of n accounted objects
 #   BENCH-READ <what> <ns> ...   reads of the profile (BENCH_MODE=read,
 #                                bench/readbench.c)
+#   BENCH-WORK <workload> <ns>   one run of a real workload (BENCH_MODE=work)
 #   BENCH-ERROR <text>           something went wrong
 # Under QEMU -icount shift=0 a nanosecond is one instruction.
 
@@ -76,7 +77,10 @@ if [ "${BENCH_MODE:-bench}" = read ]; then
 	/opt/bench/readbench || echo "BENCH-ERROR readbench failed"
 	exit 0
 fi
-[ "${BENCH_MODE:-bench}" = bench ] || exit 0
+case ${BENCH_MODE:-bench} in
+bench | work) ;;
+*) exit 0 ;;
+esac
 
 # The __GFP_ACCOUNT case is charged to the loading task's memcg (a child
 # cgroup with the memory controller: the root memcg charges nothing).
@@ -87,6 +91,52 @@ grep -qw memory /sys/fs/cgroup/bench/cgroup.controllers ||
 echo $$ >/sys/fs/cgroup/bench/cgroup.procs ||
 	echo "BENCH-ERROR cannot enter the bench memcg"
 echo "BENCH-CGROUP $(cat /proc/self/cgroup)"
+
+# BENCH_MODE=work: the real workloads (bench/workloads.c, Debian's
+# hackbench), each run once to warm up, then BENCH_WORK_RUNS times, from
+# the memcg, as a service runs on a production machine. sync before every
+# run: no run starts with another one's dirty pages or journal to write
+# (under icount a wait for the disk would jump the clock to the next
+# timer).
+work_case() {
+	name=$1
+	shift
+	# A first run, not counted, warms the caches the case needs.
+	/opt/bench/workloads "$@" >/dev/null
+	i=0
+	while [ $i -lt "${BENCH_WORK_RUNS:-7}" ]; do
+		sync
+		if ns=$(/opt/bench/workloads "$@"); then
+			echo "BENCH-WORK $name $ns"
+		else
+			echo "BENCH-ERROR workload $name failed"
+			return
+		fi
+		i=$((i + 1))
+	done
+}
+
+if [ "${BENCH_MODE:-bench}" = work ]; then
+	grep -q ' /mnt/scratch ext4 ' /proc/mounts ||
+		echo "BENCH-ERROR no ext4 scratch disk on /mnt/scratch"
+	[ -d /sys/class/net/lo ] || echo "BENCH-ERROR no loopback network"
+	mkdir -p /mnt/scratch/work /tmp/work
+	# hackbench: 2 groups of 10 sender and 10 receiver processes, each
+	# sender writes 100 messages of 100 bytes to each receiver of its
+	# group through pipes. fork-exec: 200 times fork, exec of a static
+	# program, exit, wait. tmpfs/ext4: 2000 files created, written (12
+	# KiB), closed and unlinked. tcp: 40 loopback connections with 50
+	# request (64 B) / response (512 B) exchanges each. mix: 400 rounds of
+	# the mix in bench/workloads.c.
+	work_case hackbench exec /opt/bench/hackbench -p -g 2 -f 10 -l 100
+	work_case fork-exec fork 200
+	work_case tmpfs files /tmp/work 2000
+	work_case ext4 files /mnt/scratch/work 2000
+	work_case tcp tcp 40 50
+	work_case mix mix 400
+	echo "BENCH-WORK-DONE"
+	exit 0
+fi
 
 if ! insmod /opt/bench/alloc_tag_bench.ko ${BENCH_MODPARAMS:-}; then
 	echo "BENCH-ERROR insmod alloc_tag_bench failed"
