@@ -11,7 +11,8 @@
 # count, several runs). The tables (ratios against stock 6.1 built with the same
 # config, raw instruction counts, memory) go to $BUILD/bench/results.md.
 #
-# Kernels (configs/bench*.config on top of configs/base.config):
+# Kernels (configs/bench*.config on top of configs/base.config; all but
+# the Debian-layout ones with the production options, bench-prod.config):
 #   bench-stock   stock 6.1 (the series' base, tag "base" of $BUILD/linux)
 #   bench-off     the series, profiling compiled out
 #   bench-on      the series, profiling compiled in
@@ -74,9 +75,9 @@ deb-up-enabled|bench-deb-up-on|||Debian layout: upstream 6.12, enabled (page_ext
 READ_ROWS="enabled deb-enabled up-enabled deb-up-enabled"
 READ_CPUS=8
 # Rows whose real workloads are also measured: stock, compiled in and off,
-# enabled in both reference modes, and the same for upstream 6.12 and on
-# Debian's layout.
-WORK_ROWS="stock off disabled dflt-off enabled pageext up-stock up-disabled up-enabled deb-stock deb-disabled deb-enabled deb-up-stock deb-up-enabled"
+# enabled in both reference modes, and the same for upstream 6.12 (the
+# Debian-layout kernels have no disk and no network: bench-deb.config).
+WORK_ROWS="stock off disabled dflt-off enabled pageext up-stock up-disabled up-enabled"
 HACKBENCH=/usr/bin/hackbench
 # Rows whose memory is also measured in a 4 GiB guest.
 MEMORY_ROWS="stock off never enabled pageext compressed up-stock up-never up-enabled up-compressed deb-stock deb-disabled deb-enabled deb-up-stock deb-up-disabled deb-up-enabled"
