@@ -97,15 +97,20 @@ def workload_tables(table, wrows, work):
     out = ["", "## Real workloads", "",
            "Instructions of a whole run (user and kernel, every process; "
            "scripts/guest/bench.sh has the counts), from a task in a "
-           "memcg. Ratio: best run against the best run of the base row "
-           "(stock 6.1; upstream 6.12 for its rows; the Debian layout's "
-           "stock for its rows). In brackets: the spread of the base "
-           "row's and this row's runs, (max - min) / min, the larger.", "",
+           "memcg. Ratios against the base row (stock 6.1; upstream 6.12 "
+           "for its rows): of the best runs, then of the median runs; in "
+           "brackets, the spread of the base row's and this row's runs, "
+           "(max - min) / min, the larger.", "",
            "| row | " + " | ".join(w[1] for w in WORKLOADS) + " |",
            "|---|" + "---|" * len(WORKLOADS)]
 
     def spread(v):
         return (max(v) - min(v)) / min(v)
+
+    def median(v):
+        v = sorted(v)
+        n = len(v)
+        return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
     for r in wrows:
         w = work[r]["work"]
@@ -117,7 +122,8 @@ def workload_tables(table, wrows, work):
                 cells.append("-")
                 continue
             sp = max(spread(w[k]), spread(b[k]))
-            cells.append(f"{min(w[k]) / min(b[k]):.3f} "
+            cells.append(f"{min(w[k]) / min(b[k]):.3f} / "
+                         f"{median(w[k]) / median(b[k]):.3f} "
                          f"({100 * sp:.1f}%)")
         out.append(f"| {table[r]['label']} | " + " | ".join(cells) + " |")
     out += ["", "Instructions of the best run, millions (runs, spread):",
