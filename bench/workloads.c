@@ -10,6 +10,9 @@
  *                                  ROUNDS request/response exchanges
  *   workloads mix COUNT            a kernel-heavy mix (see mix_one())
  *   workloads exec CMD [ARG...]    run CMD (output to /dev/null)
+ *   workloads exec-fifo CMD [ARG...]
+ *                                  the same, CMD and its children under
+ *                                  SCHED_FIFO (see do_exec())
  *   workloads noop                 exit at once (what "fork" executes)
  *
  * Each prints the nanoseconds (CLOCK_MONOTONIC) the case took on stdout and
@@ -21,6 +24,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,19 +317,31 @@ static void do_mix(long count)
 		mix_one(i, buf);
 }
 
-static void do_exec(char **argv)
+/*
+ * With fifo, CMD runs under SCHED_FIFO: a task runs until it blocks, and a
+ * woken task waits its turn at the tail of the queue. Neither the tick nor
+ * a wakeup preempts, so a program of processes that talk through pipes
+ * (hackbench) takes the same schedule, the same number of context
+ * switches, on every run and every kernel: the instructions it retires
+ * are the work it does, not the number of times CFS happened to switch.
+ * The caller lifts the RT throttle (sched_rt_runtime_us = -1).
+ */
+static void do_exec(char **argv, int fifo)
 {
 	pid_t pid = fork();
 
 	if (pid < 0)
 		fail("fork");
 	if (!pid) {
+		struct sched_param sp = { .sched_priority = 1 };
 		int fd = open("/dev/null", O_WRONLY);
 
 		if (fd >= 0) {
 			dup2(fd, 1);
 			close(fd);
 		}
+		if (fifo && sched_setscheduler(0, SCHED_FIFO, &sp))
+			fail("sched_setscheduler SCHED_FIFO");
 		execv(argv[0], argv);
 		fprintf(stderr, "workloads: exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -337,7 +353,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: workloads fork COUNT | files DIR COUNT | tcp COUNT ROUNDS |\n"
-		"       mix COUNT | exec CMD [ARG...] | noop\n");
+		"       mix COUNT | exec CMD [ARG...] | exec-fifo CMD [ARG...] | noop\n");
 	exit(2);
 }
 
@@ -365,7 +381,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "mix") && argc == 3)
 		do_mix(count_arg(argv[2]));
 	else if (!strcmp(c, "exec") && argc >= 3)
-		do_exec(argv + 2);
+		do_exec(argv + 2, 0);
+	else if (!strcmp(c, "exec-fifo") && argc >= 3)
+		do_exec(argv + 2, 1);
 	else
 		usage();
 	printf("%llu\n", now_ns() - start);

@@ -24,12 +24,13 @@ MEMORY_ROWS = ["stock", "off", "never", "enabled", "pageext", "compressed",
                "deb-stock", "deb-disabled", "deb-enabled", "deb-up-stock",
                "deb-up-disabled", "deb-up-enabled"]
 WORKLOADS = [
-    ("hackbench", "hackbench pipe"),
+    ("hackbench", "hackbench pipe (FIFO)"),
     ("fork-exec", "fork+exec+exit"),
     ("tmpfs", "tmpfs files"),
     ("ext4", "ext4 files"),
     ("tcp", "loopback TCP"),
     ("mix", "mix"),
+    ("hackbench-cfs", "hackbench pipe (CFS)"),
 ]
 TAG_COUNTER_BYTES = 16  # two u64 per tag and CPU
 
