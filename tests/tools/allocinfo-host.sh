@@ -691,7 +691,7 @@ EOF
 }
 
 case_watch_flip() {
-	local f=$T/flip.txt i=0 bg
+	local f=$T/flip.txt i=0 bg try
 
 	flip() {
 		{
@@ -700,21 +700,24 @@ case_watch_flip() {
 		} >"$f.new"
 		mv -f "$f.new" "$f"
 	}
-	flip 0
 	# As fast as it goes: on a loaded host a flipper that sleeps between
 	# flips may not flip twice between the samples of a short interval.
-	(
-		while :; do
-			i=$((1 - i))
-			flip $i
-		done
-	) &
-	bg=$!
-	ai watch -c 1 -i 1 -f "$f" --json
-	kill "$bg"
-	wait "$bg" 2>/dev/null
-	expect_rc 0 "watch"
-	python3 - "$T/out" <<'EOF' || fail "alloc/free at the same rate must show as activity"
+	# Even so a flipper starved of CPU for the whole interval flips at
+	# most once: up to 3 intervals, the first that sees two changes counts.
+	for try in 1 2 3; do
+		flip 0
+		(
+			while :; do
+				i=$((1 - i))
+				flip $i
+			done
+		) &
+		bg=$!
+		ai watch -c 1 -i 1 -f "$f" --json
+		kill "$bg"
+		wait "$bg" 2>/dev/null
+		expect_rc 0 "watch"
+		python3 - "$T/out" <<'EOF' && return
 import json, sys
 d = json.loads(open(sys.argv[1]).readline())
 s = d["sites"][0]
@@ -725,6 +728,8 @@ seen = s["activity_per_sec"] * d["interval"]
 assert net < 1.01, s
 assert seen > 1.99 and seen > net + 0.99, s
 EOF
+	done
+	fail "alloc/free at the same rate must show as activity (3 intervals)"
 }
 
 case_version1() {
