@@ -1,0 +1,80 @@
+#!/bin/sh
+# CONFIGS: profiling debug
+# APPEND: movablecore=256M
+#
+# Memory hotplug as Debian's kernels have it (MEMORY_HOTPLUG,
+# MEMORY_HOTREMOVE): a ZONE_MOVABLE range (movablecore=) holds the pages of
+# a tmpfs file; every memory block of the range is offlined, which migrates
+# its pages to the rest of memory, and onlined again.  The file survives,
+# and the site that allocated its pages is charged exactly what it was
+# before: migration moved each page's charge with its contents.
+. /etc/allocprof/ktap.sh
+
+MEMDIR=/sys/devices/system/memory
+FILE=/tmp/movable-file
+MB=96
+
+# Bytes charged to the shmem folio allocation sites.
+shmem_bytes() {
+	awk '$NF ~ /^func:shmem_alloc_(folio|page|hugefolio)$/ { b += $1 } END { print b + 0 }' /proc/allocinfo
+}
+
+# Memory blocks of ZONE_MOVABLE that are online.
+movable_blocks() {
+	for b in "$MEMDIR"/memory*; do
+		[ "$(cat "$b/state")" = online ] || continue
+		[ "$(cat "$b/valid_zones" 2>/dev/null)" = Movable ] && echo "$b"
+	done
+}
+
+ktap_plan 5
+blocks=$(movable_blocks)
+n=$(echo "$blocks" | grep -c memory)
+ktap_diag "$n online memory blocks in ZONE_MOVABLE"
+if [ "$n" -gt 0 ]; then ktap_ok "movablecore= made movable memory blocks"; else
+	ktap_fail "movablecore= made movable memory blocks"; fi
+
+# Fill memory so that the file's pages go to ZONE_MOVABLE too: write it
+# while page cache of another file takes the normal zones.
+base=$(shmem_bytes)
+dd if=/dev/urandom of=$FILE bs=1M count=$MB 2>/dev/null
+sum1=$(md5sum $FILE | cut -d' ' -f1)
+sync
+before=$(shmem_bytes)
+ktap_diag "shmem sites: $base bytes, $before after writing ${MB} MiB"
+grown=$((before - base))
+if [ $grown -ge $((MB * 1048576)) ]; then ktap_ok "the file's pages are charged"; else
+	ktap_fail "the file's pages are charged ($grown bytes)"; fi
+
+off=0 failed=0
+for b in $blocks; do
+	if echo offline >"$b/state" 2>/dev/null; then
+		off=$((off + 1))
+	else
+		failed=$((failed + 1))
+	fi
+done
+ktap_diag "offlined $off memory blocks ($failed refused: busy)"
+migrated=$(awk '$1 == "pgmigrate_success" { print $2 }' /proc/vmstat)
+ktap_diag "pgmigrate_success: $migrated"
+after=$(shmem_bytes)
+ktap_diag "shmem sites after the offline: $after bytes"
+sum2=$(md5sum $FILE | cut -d' ' -f1)
+if [ "$off" -gt 0 ] && [ "$sum1" = "$sum2" ]; then ktap_ok "blocks offlined, the file intact"; else
+	ktap_fail "blocks offlined, the file intact ($off offlined)"; fi
+if [ "$after" = "$before" ]; then ktap_ok "the migrated pages kept their charge"; else
+	ktap_fail "the migrated pages kept their charge ($before before, $after after)"; fi
+
+on=0
+for b in $blocks; do
+	[ "$(cat "$b/state")" = offline ] || continue
+	echo online_movable >"$b/state" && on=$((on + 1))
+done
+rm -f $FILE
+now=$(shmem_bytes)
+ktap_diag "onlined $on blocks; shmem sites after the file's removal: $now bytes (at boot $base)"
+if [ "$on" = "$off" ] && [ $((now - base)) -lt 1048576 ] && [ $((base - now)) -lt 1048576 ]; then
+	ktap_ok "blocks onlined again, the file's charge gone with it"
+else
+	ktap_fail "blocks onlined again, the file's charge gone with it"
+fi
