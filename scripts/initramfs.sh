@@ -40,7 +40,8 @@ stage_common() {
 	install -m 0755 "$BUSYBOX" "$root/bin/busybox"
 	install -m 0755 "$GUEST/init" "$root/init"
 	install -m 0644 "$GUEST/ktap.sh" "$root/etc/allocprof/ktap.sh"
-	install -m 0755 "$GUEST/ksft-run" "$GUEST/allocinfo-top" "$root/opt/allocprof/bin/"
+	install -m 0755 "$GUEST/ksft-run" "$GUEST/allocinfo-top" "$GUEST/allocprof-audit" \
+		"$root/opt/allocprof/bin/"
 	# Shell libraries shared by boot tests: tests/boot/lib/*.sh at
 	# /etc/allocprof/lib/ (a test sources /etc/allocprof/lib/name.sh).
 	mkdir -p "$root/etc/allocprof/lib"

@@ -311,6 +311,31 @@ def check_boot(rep, config, run, lines, status, allow, log):
                  context(lines, [len(lines) - 1], before=30, after=0))
         return
     rep.add(config, name, 'ok')
+    check_audit(rep, config, run, lines, log)
+
+
+AUDIT_RE = re.compile(r'^ALLOCPROF-AUDIT (?:persistent=(\d+)|(none|failed.*))')
+
+
+def check_audit(rep, config, run, lines, log):
+    """The global accounting audit the guest ran after its tests (debug
+    kernels, scripts/guest/allocprof-audit): no persistent difference."""
+    for i, line in enumerate(lines):
+        m = AUDIT_RE.match(line)
+        if not m:
+            continue
+        name = f'boot.{run}.audit'
+        if m.group(2) == 'none':
+            return
+        if m.group(2):
+            rep.fail(config, name, f'the audit could not run: {line}', log,
+                     excerpt_around(lines, i, before=30, after=2))
+        elif int(m.group(1)):
+            rep.fail(config, name, f'{m.group(1)} site(s) differ from their references '
+                     'in every audit', log, excerpt_around(lines, i, before=40, after=2))
+        else:
+            rep.add(config, name, 'ok')
+        return
 
 
 def user_lines(lines, start, end):
