@@ -26,6 +26,7 @@ report: for each FINAL_CONFIG (a built kernel's .config), the options of
   the core set whose value differs from Debian's, with the fragment of
   configs/ that sets them (for the README's list).
 """
+import importlib.util
 import os
 import re
 import subprocess
@@ -33,11 +34,15 @@ import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# parse() of a config or fragment: scripts/kconfig-verify.py's.
+_spec = importlib.util.spec_from_file_location(
+    'kconfig_verify', os.path.join(TOP, 'scripts', 'kconfig-verify.py'))
+_kv = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_kv)
+parse = _kv.parse
 CONFIGS = os.path.join(TOP, 'configs')
 GENERATED = 'debian-mm.config'
 
-SET = re.compile(r'^(CONFIG_[A-Za-z0-9_]+)=(.*)$')
-UNSET = re.compile(r'^# (CONFIG_[A-Za-z0-9_]+) is not set$')
 DEFINE = re.compile(r'^\s*(?:menu)?config\s+([A-Za-z0-9_]+)\s*$')
 
 # Core Kconfig files: every Kconfig* file below these directories, and
@@ -68,26 +73,6 @@ EXCLUDED = [
 
 # Fragments that are not guest configs of the CI matrix.
 NOT_CI = re.compile(r'^(bench.*|build-check-on|distro-on)\.config$')
-
-
-def parse(path):
-    """{option: value}; None means 'not set'."""
-    opts = {}
-    opener = open
-    if path.endswith('.xz'):
-        import lzma
-        opener = lzma.open
-    with opener(path, 'rt') as f:
-        for line in f:
-            line = line.strip()
-            m = SET.match(line)
-            if m:
-                opts[m.group(1)] = None if m.group(2) == 'n' else m.group(2)
-                continue
-            m = UNSET.match(line)
-            if m:
-                opts[m.group(1)] = None
-    return opts
 
 
 def kconfig_files(tree):

@@ -22,9 +22,15 @@ UNSET = re.compile(r'^# (CONFIG_[A-Za-z0-9_]+) is not set$')
 
 
 def parse(path):
-    """Return {option: value}; value None means 'not set'."""
+    """Return {option: value}; value None means 'not set'. (A .xz file is
+    read decompressed: Debian's configs.)"""
     opts = {}
-    with open(path) as f:
+    if path.endswith('.xz'):
+        import lzma
+        opener = lzma.open
+    else:
+        opener = open
+    with opener(path, 'rt') as f:
         for line in f:
             line = line.strip()
             m = SET.match(line)

@@ -23,6 +23,13 @@ within() {	# within A B TOLERANCE
 	[ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]
 }
 
+# check DESCRIPTION CONDITION...: ok or not ok, as the condition goes
+check() {
+	desc=$1
+	shift
+	if "$@"; then ktap_ok "$desc"; else ktap_fail "$desc"; fi
+}
+
 ktap_plan 4
 if [ ! -e $H1/demote ]; then
 	for i in 1 2 3 4; do ktap_skip "hugetlb CMA demotion" "no 1 GiB huge pages or no demote file"; done
@@ -34,31 +41,20 @@ echo 1 >$H1/nr_hugepages
 set -- $(sites)
 b1=$1 c1=$2
 ktap_diag "1 GiB pages: $(cat $H1/nr_hugepages); sites: $b0 bytes in $c0 calls before, $b1 in $c1 after"
-if [ "$(cat $H1/nr_hugepages)" = 1 ] && within $((b1 - b0)) 1073741824 65536; then
-	ktap_ok "a gigantic page from CMA is charged 1 GiB"
-else
-	ktap_fail "a gigantic page from CMA is charged 1 GiB"
-fi
+n1=$(cat $H1/nr_hugepages)
+check "a gigantic page from CMA is charged 1 GiB" \
+	eval '[ "$n1" = 1 ] && within $((b1 - b0)) 1073741824 65536'
 echo 1 >$H1/demote
 set -- $(sites)
 b2=$1 c2=$2
 ktap_diag "after the demotion: $(cat $H1/nr_hugepages) 1 GiB and $(cat $H2/nr_hugepages) 2 MiB pages; sites: $b2 bytes in $c2 calls"
-if [ "$(cat $H2/nr_hugepages)" -ge 512 ] && within "$b2" "$b1" 65536; then
-	ktap_ok "demoted into 2 MiB pages, still charged 1 GiB"
-else
-	ktap_fail "demoted into 2 MiB pages, still charged 1 GiB"
-fi
+n2=$(cat $H2/nr_hugepages)
+check "demoted into 2 MiB pages, still charged 1 GiB" \
+	eval '[ "$n2" -ge 512 ] && within "$b2" "$b1" 65536'
 echo 0 >$H2/nr_hugepages
 set -- $(sites)
 b3=$1 c3=$2
 ktap_diag "after freeing them: $(cat $H2/nr_hugepages) 2 MiB pages; sites: $b3 bytes in $c3 calls"
-if within "$b3" "$b0" 65536; then
-	ktap_ok "freed: the bytes are uncharged"
-else
-	ktap_fail "freed: the bytes are uncharged ($((b3 - b0)) left)"
-fi
-if within "$c3" "$c0" 16; then
-	ktap_ok "freed: the calls are uncharged"
-else
-	ktap_fail "freed: the calls are uncharged ($((c3 - c0)) left)"
-fi
+ktap_diag "left charged: $((b3 - b0)) bytes in $((c3 - c0)) calls"
+check "freed: the bytes are uncharged" within "$b3" "$b0" 65536
+check "freed: the calls are uncharged" within "$c3" "$c0" 16
