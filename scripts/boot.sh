@@ -17,7 +17,10 @@
 # Devices follow the kernel's .config: with VIRTIO_BLK, a fresh scratch ext4
 # disk (/dev/vda) and a swap disk (/dev/vdb) per run (DISK_MB, 512; SWAP_MB,
 # 256); with NUMA, two nodes, memory split in half, CPUs split as evenly as
-# they go (node 1 has none with one CPU).
+# they go (node 1 has none with one CPU); with VIRTIO_BALLOON, a
+# virtio-balloon device that a guest inflates and deflates by printing
+# "ALLOCPROF-QMP <command>" (scripts/qmp-relay.py; replies in
+# $BUILD/logs/CONFIG-RUN_NAME.qmp.log).
 . "$(dirname "$0")/lib.sh"
 
 CONFIG=${1:?usage: boot.sh CONFIG RUN_NAME RUNSCRIPT|-}
@@ -114,6 +117,15 @@ qemu_cmd() {
 		QEMU+=(-drive "file=$DISK,if=virtio,format=raw,cache=unsafe"
 			-drive "file=$SWAPDISK,if=virtio,format=raw,cache=unsafe")
 	fi
+	# With a balloon driver, a virtio-balloon device and a QMP socket:
+	# scripts/qmp-relay.py sends the guest's balloon requests to QEMU.
+	QMP_SOCK=
+	if kconfig_has CONFIG_VIRTIO_BALLOON; then
+		# (a short path: a socket's name has at most 107 bytes)
+		QMP_SOCK=$(mktemp -u /tmp/allocprof-qmp.XXXXXX)
+		QEMU+=(-device virtio-balloon-pci,id=balloon0
+			-qmp "unix:$QMP_SOCK,server=on,wait=off")
+	fi
 	if kconfig_has CONFIG_NUMA; then
 		local mib half cpus0
 		mib=$(mem_mib)
@@ -133,8 +145,18 @@ qemu_cmd() {
 
 # Runs QEMU with the timeout; always succeeds, the outcome goes to $STATUS.
 run_qemu() {
-	local start=$SECONDS status=0
+	local start=$SECONDS status=0 relay=
+	if [[ -n $QMP_SOCK ]]; then
+		: >"$LOGS/$CONFIG-$RUN.qmp.log"
+		python3 "$TOP/scripts/qmp-relay.py" "$QMP_SOCK" "$LOG" "$LOGS/$CONFIG-$RUN.qmp.log" &
+		relay=$!
+	fi
 	timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null || status=$?
+	if [[ -n $relay ]]; then
+		kill "$relay" 2>/dev/null || true
+		wait "$relay" 2>/dev/null || true
+		rm -f "$QMP_SOCK"
+	fi
 	write_status "$status" "$((SECONDS - start))"
 }
 
