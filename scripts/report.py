@@ -451,13 +451,13 @@ def report_host_test(rep, config, run, lines, log, status):
                  log, [f'   | {l.raw}' for l in lines[-20:]])
 
 
-HEADER_LINE = re.compile(r'^# (CONFIGS|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM): ?(.*?)\s*$')
+HEADER_LINE = re.compile(r'^# (CONFIGS|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM|TOOLS): ?(.*?)\s*$')
 
 
 def read_header(script):
     """The '# KEY: value' lines of the leading comment block of a boot test."""
     hdr = {'allow': [], 'append': [], 'configs': [], 'timeout': None,
-           'kunit': False, 'mem': None}
+           'kunit': False, 'mem': None, 'tools': []}
     with open(script) as f:
         for number, line in enumerate(f, 1):
             line = line.rstrip('\n')
@@ -475,6 +475,13 @@ def read_header(script):
                 hdr['append'].append(val)
             elif key == 'CONFIGS':
                 hdr['configs'].extend(val.split())
+            elif key == 'TOOLS':
+                # Debian packages whose program of the same name the test
+                # runs in the guest (test.sh copies it and its libraries).
+                for tool in val.split():
+                    if not re.fullmatch(r'[a-z0-9][a-z0-9+.-]*', tool):
+                        raise SystemExit(f'{script}:{number}: TOOLS: {tool!r} is not a package name')
+                    hdr['tools'].append(tool)
             elif key == 'KUNIT':
                 if val not in ('yes', 'no'):
                     raise SystemExit(f'{script}:{number}: KUNIT must be yes or no')
@@ -592,6 +599,7 @@ def main(argv):
         print('HEADER_TIMEOUT=' + shell_quote(hdr['timeout'] or ''))
         print('HEADER_KUNIT=' + ('1' if hdr['kunit'] else ''))
         print('HEADER_MEM=' + (hdr['mem'] or ''))
+        print('HEADER_TOOLS=' + shell_quote(' '.join(hdr['tools'])))
         return 0
     sys.exit(__doc__)
 

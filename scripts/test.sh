@@ -55,6 +55,32 @@ main_boot() {
 		"$kunit" "${targets:--}"
 }
 
+# guest_tools PKG...: a directory with the program PKG of each Debian package
+# (installed on the host if missing) and the shared libraries it loads, at
+# the paths ldd gives, for a boot test's overlay ("# TOOLS:" header).
+guest_tools() {
+	local dir=$BUILD/out/guest-tools/${*// /+} pkg bin lib
+	if [[ ! -f $dir/.done ]]; then
+		rm -rf "$dir"
+		for pkg in "$@"; do
+			bin=$(command -v "$pkg" || true)
+			if [[ -z $bin ]]; then
+				say "installing $pkg (a boot test runs it in the guest)" >&2
+				as_root env DEBIAN_FRONTEND=noninteractive apt-get -y -q install \
+					--no-install-recommends "$pkg" >>"$LOGS/guest-tools.log" 2>&1 ||
+					die "cannot install $pkg (see $(show_path "$LOGS/guest-tools.log"))"
+				bin=$(command -v "$pkg") || die "$pkg installed no program $pkg"
+			fi
+			install -D -m 0755 "$bin" "$dir/usr/bin/$pkg"
+			for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+				install -D -m 0755 "$(readlink -f "$lib")" "$dir$lib"
+			done
+		done
+		touch "$dir/.done"
+	fi
+	echo "$dir"
+}
+
 boot_tests() {
 	local config=$1 script name no_kunit=""
 	config_has "$config" CONFIG_KUNIT=y && no_kunit="kunit.enable=0"
@@ -64,7 +90,7 @@ boot_tests() {
 		selected "$name" || continue
 		[[ $name == main || $name == run || $name == shell ]] &&
 			die "tests/boot/$name.sh: the names main, run and shell are reserved"
-		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT="" HEADER_KUNIT="" HEADER_MEM="" header kunit=0 off=$no_kunit
+		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT="" HEADER_KUNIT="" HEADER_MEM="" HEADER_TOOLS="" header kunit=0 off=$no_kunit overlay=
 		header=$("$TOP/scripts/report.py" header "$script") ||
 			die "tests/boot/$name.sh: bad header"
 		eval "$header"
@@ -76,8 +102,10 @@ boot_tests() {
 			kunit=1
 			off=""
 		fi
+		# shellcheck disable=SC2086 # a list of package names
+		[[ -z $HEADER_TOOLS ]] || overlay=$(guest_tools $HEADER_TOOLS)
 		BOOT_APPEND="$off $BOOT_APPEND" TIMEOUT=${USER_TIMEOUT:-${HEADER_TIMEOUT:-}} \
-			MEM=${HEADER_MEM:-${MEM:-}} \
+			MEM=${HEADER_MEM:-${MEM:-}} OVERLAY=${overlay:-${OVERLAY:-}} \
 			"$TOP/scripts/boot.sh" "$config" "$name" "$script"
 		manifest "$config" boot "$name" "$LOGS/$config-$name.log" "$LOGS/$config-$name.status" \
 			"$script" "$kunit"
