@@ -2,6 +2,7 @@
 #
 #   make run       build the profiling kernel, boot it, show the top allocation sites
 #   make test      the CI matrix: build + boot + KUnit + kselftests + boot tests + log scan
+#   make test-long the boot tests that take minutes in a config ("# LONG:"), about an hour
 #   make shell     boot to an interactive shell
 #   make tree      (re)create build/linux from the base + patches/
 #   make export    write the commits of build/linux back to patches/
@@ -28,11 +29,11 @@ override APPEND := $(value APPEND)
 
 # Passed to the scripts through the environment (empty = default).
 export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS BISECT_FROM \
-	HOST_TESTS BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT TRACE_SKIP TRACE_TAG
+	HOST_TESTS SUITE BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT TRACE_SKIP TRACE_TAG
 
 S := $(CURDIR)/scripts
 
-.PHONY: all help deps tree kernel run shell test check check-fast bisect-check churn \
+.PHONY: all help deps tree kernel run shell test test-long check check-fast bisect-check churn \
 	export export-check initramfs kselftests build-check bench bench-trace mutation-check \
 	print-vars distro-check
 
@@ -69,6 +70,9 @@ shell:
 
 test:
 	@$(S)/test.sh
+
+test-long:
+	@SUITE=long $(S)/test.sh
 
 check:
 	@$(S)/check.sh

@@ -321,14 +321,14 @@ def check_audit(rep, config, run, lines, log):
     """The global accounting audit the guest ran after its tests (debug
     kernels, scripts/guest/allocprof-audit): no persistent difference."""
     for i, line in enumerate(lines):
-        m = AUDIT_RE.match(line)
+        m = AUDIT_RE.match(line.text)
         if not m:
             continue
         name = f'boot.{run}.audit'
         if m.group(2) == 'none':
             return
         if m.group(2):
-            rep.fail(config, name, f'the audit could not run: {line}', log,
+            rep.fail(config, name, f'the audit could not run: {line.text}', log,
                      excerpt_around(lines, i, before=30, after=2))
         elif int(m.group(1)):
             rep.fail(config, name, f'{m.group(1)} site(s) differ from their references '
@@ -451,12 +451,12 @@ def report_host_test(rep, config, run, lines, log, status):
                  log, [f'   | {l.raw}' for l in lines[-20:]])
 
 
-HEADER_LINE = re.compile(r'^# (CONFIGS|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM|TOOLS): ?(.*?)\s*$')
+HEADER_LINE = re.compile(r'^# (CONFIGS|LONG|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM|TOOLS): ?(.*?)\s*$')
 
 
 def read_header(script):
     """The '# KEY: value' lines of the leading comment block of a boot test."""
-    hdr = {'allow': [], 'append': [], 'configs': [], 'timeout': None,
+    hdr = {'allow': [], 'append': [], 'configs': [], 'long': [], 'timeout': None,
            'kunit': False, 'mem': None, 'tools': []}
     with open(script) as f:
         for number, line in enumerate(f, 1):
@@ -475,6 +475,10 @@ def read_header(script):
                 hdr['append'].append(val)
             elif key == 'CONFIGS':
                 hdr['configs'].extend(val.split())
+            elif key == 'LONG':
+                # Configs (of CONFIGS) where the boot takes minutes: it runs
+                # in `make test-long` there, not in `make test`.
+                hdr['long'].extend(val.split())
             elif key == 'TOOLS':
                 # Debian packages whose program of the same name the test
                 # runs in the guest (test.sh copies it and its libraries).
@@ -595,6 +599,7 @@ def main(argv):
         # Used by test.sh: print the header of a boot test as shell variables.
         hdr = read_header(argv[1])
         print('CONFIGS=' + shell_quote(' '.join(hdr['configs'])))
+        print('HEADER_LONG=' + shell_quote(' '.join(hdr['long'])))
         print('BOOT_APPEND=' + shell_quote(' '.join(hdr['append'])))
         print('HEADER_TIMEOUT=' + shell_quote(hdr['timeout'] or ''))
         print('HEADER_KUNIT=' + ('1' if hdr['kunit'] else ''))

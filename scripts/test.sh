@@ -3,10 +3,21 @@
 # the kernel, boot the main test boot (KUnit at boot + kselftests) and every
 # boot test of tests/boot/ meant for that config, then report one line per
 # test and "N passed, N failed, N skipped" last. Exit 1 on any failure.
-# BOOT_TESTS="smoke ..." restricts the boot tests to these names.
+# BOOT_TESTS="smoke ..." restricts the boot tests to these names (and the
+# main boot to BOOT_TESTS naming "main"; no host tests then).
+#
+# SUITE=short (make test, CI): every boot test except those whose "# LONG:"
+# header names the config. SUITE=long (make test-long): only those, in
+# profiling and debug by default, without the main boot and host tests.
+# SUITE=all: both.
 . "$(dirname "$0")/lib.sh"
 
-CONFIGS=${CONFIGS:-off profiling debug}
+SUITE=${SUITE:-short}
+case $SUITE in
+short | all) CONFIGS=${CONFIGS:-off profiling debug} ;;
+long) CONFIGS=${CONFIGS:-profiling debug} ;;
+*) die "SUITE=$SUITE: one of short, long, all" ;;
+esac
 MANIFEST=$LOGS/test-manifest.tsv
 SUMMARY=$LOGS/test-summary.txt
 
@@ -90,13 +101,18 @@ boot_tests() {
 		selected "$name" || continue
 		[[ $name == main || $name == run || $name == shell ]] &&
 			die "tests/boot/$name.sh: the names main, run and shell are reserved"
-		local CONFIGS="" BOOT_APPEND="" HEADER_TIMEOUT="" HEADER_KUNIT="" HEADER_MEM="" HEADER_TOOLS="" header kunit=0 off=$no_kunit overlay=
+		local CONFIGS="" HEADER_LONG="" BOOT_APPEND="" HEADER_TIMEOUT="" HEADER_KUNIT="" HEADER_MEM="" HEADER_TOOLS="" header kunit=0 off=$no_kunit overlay=
 		header=$("$TOP/scripts/report.py" header "$script") ||
 			die "tests/boot/$name.sh: bad header"
 		eval "$header"
 		[[ -n $CONFIGS ]] ||
 			die "tests/boot/$name.sh: no '# CONFIGS:' header (say which configs it runs in, or 'all')"
 		wants_config "$config" "$CONFIGS" || continue
+		if wants_config "$config" "$HEADER_LONG"; then
+			[[ $SUITE != short ]] || continue
+		else
+			[[ $SUITE != long ]] || continue
+		fi
 		# "# KUNIT: yes": the KUnit suites run in this boot too.
 		if [[ -n $HEADER_KUNIT && -n $no_kunit ]]; then
 			kunit=1
@@ -166,7 +182,7 @@ test_config() {
 	fi
 	run_logged "making the initramfs of '$config' (with kselftests)" "$LOGS/initramfs-$config.log" \
 		"$TOP/scripts/initramfs.sh" base "$config" --kselftests
-	main_boot "$config"
+	[[ $SUITE == long ]] || ! selected main || main_boot "$config"
 	boot_tests "$config"
 	say "==== config '$config' done in $(fmt_secs $((SECONDS - start))) ===="
 }
@@ -185,10 +201,12 @@ main() {
 	done
 	local name
 	for name in ${BOOT_TESTS:-}; do
-		[[ -f $TOP/tests/boot/$name.sh ]] || setup_failed "BOOT_TESTS: no tests/boot/$name.sh"
+		[[ $name == main || -f $TOP/tests/boot/$name.sh ]] || setup_failed "BOOT_TESTS: no tests/boot/$name.sh"
 	done
-	host_tests
-	harness_tests
+	if [[ $SUITE != long && -z ${BOOT_TESTS:-} ]]; then
+		host_tests
+		harness_tests
+	fi
 	for config in $CONFIGS; do
 		test_config "$config"
 	done

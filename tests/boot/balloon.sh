@@ -58,6 +58,11 @@ case $ALLOCPROF_MEM in
 *) ram_mb=$ALLOCPROF_MEM ;;
 esac
 want=$((INFLATE_MB * 256))
+# A tmpfs file holds memory while the balloon inflates and is removed
+# after: the balloon's pages then lie among free ranges, which compaction
+# moves them into (without it, whether any balloon page is in the way of
+# the migration scanner depends on where the allocator put them).
+dd if=/dev/zero of=/dev/shm/balloon-hole bs=1M count=$((ram_mb / 4)) 2>/dev/null
 qmp_balloon $(((ram_mb - INFLATE_MB) * 1048576))
 if wait_pages $want; then
 	ktap_ok "the host inflated the balloon by $INFLATE_MB MiB"
@@ -66,10 +71,13 @@ else
 fi
 what=inflated need=1
 check_site
+rm -f /dev/shm/balloon-hole
 
-migrated=$(vmstat balloon_migrate)
+migrated=$(vmstat balloon_migrate) scanned=$(vmstat compact_migrate_scanned)
+pgmig=$(vmstat pgmigrate_success) pgfail=$(vmstat pgmigrate_fail)
 echo 1 >/proc/sys/vm/compact_memory
 migrated=$(($(vmstat balloon_migrate) - migrated))
+ktap_diag "compaction: $(($(vmstat compact_migrate_scanned) - scanned)) pages scanned, $(($(vmstat pgmigrate_success) - pgmig)) migrated, $(($(vmstat pgmigrate_fail) - pgfail)) failed"
 # Not a check that cannot fail: without a migrated balloon page it fails.
 what="compacted ($migrated balloon pages migrated)" need=$migrated
 check_site

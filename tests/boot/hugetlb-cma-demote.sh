@@ -1,6 +1,6 @@
 #!/bin/sh
 # CONFIGS: debug
-# APPEND: hugetlb_cma=1G
+# APPEND: numa=off hugetlb_cma=1G
 # MEM: 3G
 #
 # A gigantic (1 GiB) hugetlb page from hugetlb's CMA area (hugetlb_cma=,
@@ -9,6 +9,9 @@
 # page by page; pieces of a CMA page go back to CMA page by page too
 # (free_gigantic_page()), so they must keep the charge of each page: the
 # sites of mm/cma.c and mm/hugetlb.c end where they began, bytes and calls.
+# (One node, numa=off: each of the guest's two 1.5 GiB nodes ends with
+# boot-time allocations, so neither has a free 1 GiB-aligned gigantic page
+# range and the reservation fails with -ENOMEM.)
 . /etc/allocprof/ktap.sh
 
 H1=/sys/kernel/mm/hugepages/hugepages-1048576kB

@@ -1,5 +1,6 @@
 #!/bin/sh
 # CONFIGS: profiling debug
+# LONG: debug
 # TIMEOUT: 1500
 # APPEND: rcupdate.rcu_cpu_stall_timeout=300
 # ALLOW-LOG: Test failed: Total count mismatch

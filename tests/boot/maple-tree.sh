@@ -1,5 +1,6 @@
 #!/bin/sh
 # CONFIGS: profiling
+# LONG: profiling
 # TIMEOUT: 900
 # ALLOW-LOG: Call Trace:
 #

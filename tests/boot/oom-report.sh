@@ -1,5 +1,6 @@
 #!/bin/sh
 # CONFIGS: profiling debug
+# LONG: debug
 # TIMEOUT: 900
 # ALLOW-LOG: Call Trace:
 #

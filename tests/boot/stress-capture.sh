@@ -1,5 +1,6 @@
 #!/bin/sh
 # CONFIGS: profiling debug
+# LONG: debug
 # TIMEOUT: 900
 #
 # The alloc_tag_stress kselftest with 16 sites of its module captured

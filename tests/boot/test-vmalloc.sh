@@ -1,5 +1,6 @@
 #!/bin/sh
 # CONFIGS: debug
+# LONG: debug
 # TIMEOUT: 1200
 #
 # The kernel's own vmalloc stress test (lib/test_vmalloc.c, a test we did

@@ -1,5 +1,6 @@
 #!/bin/sh
 # CONFIGS: profiling
+# LONG: profiling
 # APPEND: sysctl.vm.mem_profiling=1,page_ext
 # TOOLS: stress-ng
 # TIMEOUT: 1500

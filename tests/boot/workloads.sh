@@ -1,5 +1,6 @@
 #!/bin/sh
 # CONFIGS: profiling debug
+# LONG: debug
 # TOOLS: stress-ng
 # TIMEOUT: 1500
 #
