@@ -5,7 +5,7 @@
 #
 # (All vCPUs in one host thread: with QEMU's multi-threaded TCG, a debug
 # guest whose vCPUs both sat in the page allocator while vm.mem_profiling
-# was being flipped kept executing the int3 of a
+# was flipped hundreds of times a second kept executing the int3 of a
 # finished text_poke_bp() for 800 s (kprobes' "breakpoint was removed,
 # rerun" rewind, the same RIP and registers in every soft lockup report),
 # apparently a stale translation of patched kernel text.)
