@@ -12,7 +12,6 @@
 # Environment: APPEND (user kernel parameters), BOOT_APPEND (from a boot
 # test header), OVERLAY, SMP (2), MEM (1G), TIMEOUT (seconds; default 600
 # for debug, 300 otherwise), ICOUNT=1 (-icount shift=0,sleep=off, one vCPU),
-# TCG_THREAD=single (all vCPUs in one host thread; a boot test's "# TCG:"),
 # INTERACTIVE=1 (console on the terminal, no timeout), QEMU_EXTRA (more
 # QEMU arguments, split on blanks: e.g. a gdb stub for bench-trace.sh).
 # Devices follow the kernel's .config: with VIRTIO_BLK, a fresh scratch ext4
@@ -107,7 +106,7 @@ qemu_cmd() {
 	if [[ ${ICOUNT:-0} == 1 ]]; then
 		QEMU+=(-accel tcg,thread=single -icount shift=0,sleep=off)
 	else
-		QEMU+=(-accel "tcg,thread=${TCG_THREAD:-multi}")
+		QEMU+=(-accel tcg,thread=multi)
 	fi
 	if [[ -n ${QEMU_EXTRA:-} ]]; then
 		local extra

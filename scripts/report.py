@@ -451,13 +451,13 @@ def report_host_test(rep, config, run, lines, log, status):
                  log, [f'   | {l.raw}' for l in lines[-20:]])
 
 
-HEADER_LINE = re.compile(r'^# (CONFIGS|LONG|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM|TOOLS|TCG): ?(.*?)\s*$')
+HEADER_LINE = re.compile(r'^# (CONFIGS|LONG|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM|TOOLS): ?(.*?)\s*$')
 
 
 def read_header(script):
     """The '# KEY: value' lines of the leading comment block of a boot test."""
     hdr = {'allow': [], 'append': [], 'configs': [], 'long': [], 'timeout': None,
-           'kunit': False, 'mem': None, 'tools': [], 'tcg': None}
+           'kunit': False, 'mem': None, 'tools': []}
     with open(script) as f:
         for number, line in enumerate(f, 1):
             line = line.rstrip('\n')
@@ -490,11 +490,6 @@ def read_header(script):
                 if val not in ('yes', 'no'):
                     raise SystemExit(f'{script}:{number}: KUNIT must be yes or no')
                 hdr['kunit'] = val == 'yes'
-            elif key == 'TCG':
-                # "single": one host thread for all vCPUs (see boot.sh).
-                if val not in ('single', 'multi'):
-                    raise SystemExit(f'{script}:{number}: TCG must be single or multi')
-                hdr['tcg'] = val
             elif key == 'MEM':
                 if not re.fullmatch(r'[0-9]+[MG]', val):
                     raise SystemExit(f'{script}:{number}: MEM must be a size like 512M or 4G')
@@ -609,7 +604,6 @@ def main(argv):
         print('HEADER_TIMEOUT=' + shell_quote(hdr['timeout'] or ''))
         print('HEADER_KUNIT=' + ('1' if hdr['kunit'] else ''))
         print('HEADER_MEM=' + (hdr['mem'] or ''))
-        print('HEADER_TCG=' + (hdr['tcg'] or ''))
         print('HEADER_TOOLS=' + shell_quote(' '.join(hdr['tools'])))
         return 0
     sys.exit(__doc__)

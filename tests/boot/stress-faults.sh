@@ -1,14 +1,6 @@
 #!/bin/sh
 # CONFIGS: debug
 # TIMEOUT: 900
-# TCG: single
-#
-# (All vCPUs in one host thread: with QEMU's multi-threaded TCG, a debug
-# guest whose vCPUs both sat in the page allocator while vm.mem_profiling
-# was flipped hundreds of times a second kept executing the int3 of a
-# finished text_poke_bp() for 800 s (kprobes' "breakpoint was removed,
-# rerun" rewind, the same RIP and registers in every soft lockup report),
-# apparently a stale translation of patched kernel text.)
 #
 # The alloc_tag_stress kselftest with allocation failures injected: its
 # tasks run with /proc/<pid>/make-it-fail set while failslab and
