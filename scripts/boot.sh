@@ -12,6 +12,7 @@
 # Environment: APPEND (user kernel parameters), BOOT_APPEND (from a boot
 # test header), OVERLAY, SMP (2), MEM (1G), TIMEOUT (seconds; default 600
 # for debug, 300 otherwise), ICOUNT=1 (-icount shift=0,sleep=off, one vCPU),
+# TCG_THREAD (single: all vCPUs in one host thread, the default; multi),
 # INTERACTIVE=1 (console on the terminal, no timeout), QEMU_EXTRA (more
 # QEMU arguments, split on blanks: e.g. a gdb stub for bench-trace.sh).
 # Devices follow the kernel's .config: with VIRTIO_BLK, a fresh scratch ext4
@@ -106,7 +107,16 @@ qemu_cmd() {
 	if [[ ${ICOUNT:-0} == 1 ]]; then
 		QEMU+=(-accel tcg,thread=single -icount shift=0,sleep=off)
 	else
-		QEMU+=(-accel tcg,thread=multi)
+		# One host thread for all vCPUs unless TCG_THREAD=multi.  With
+		# multi-threaded TCG (QEMU 7.2), guests whose two vCPUs sat in
+		# the page allocator while vm.mem_profiling was flipped kept
+		# executing the int3 of a text_poke_bp() that had finished, for
+		# minutes: kprobes' "breakpoint was removed, rerun" rewind, the
+		# same RIP and registers in every soft lockup report, apparently
+		# a stale translation of the patched text.  Single-threaded TCG
+		# runs one vCPU at a time, so code written by one is never stale
+		# for the other.
+		QEMU+=(-accel "tcg,thread=${TCG_THREAD:-single}")
 	fi
 	if [[ -n ${QEMU_EXTRA:-} ]]; then
 		local extra
