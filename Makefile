@@ -18,7 +18,8 @@
 
 BUILD ?= $(CURDIR)/build
 CONFIG ?= profiling
-CONFIGS ?= off profiling debug
+# CONFIGS: empty = scripts/test.sh's default (make test: debug profiling off).
+CONFIGS ?=
 BISECT ?= 1
 
 # CMD and APPEND reach the guest exactly as typed: a '$' in them is not
@@ -28,7 +29,7 @@ override CMD := $(value CMD)
 override APPEND := $(value APPEND)
 
 # Passed to the scripts through the environment (empty = default).
-export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT BOOT_TESTS BISECT_FROM \
+export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT TCG_THREAD PREBUILD BOOT_TESTS BISECT_FROM \
 	HOST_TESTS SUITE BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT TRACE_SKIP TRACE_TAG
 
 S := $(CURDIR)/scripts
