@@ -58,11 +58,17 @@ case $ALLOCPROF_MEM in
 *) ram_mb=$ALLOCPROF_MEM ;;
 esac
 want=$((INFLATE_MB * 256))
-# A tmpfs file holds memory while the balloon inflates and is removed
-# after: the balloon's pages then lie among free ranges, which compaction
-# moves them into (without it, whether any balloon page is in the way of
-# the migration scanner depends on where the allocator put them).
-dd if=/dev/zero of=/dev/shm/balloon-hole bs=1M count=$((ram_mb / 4)) 2>/dev/null
+# A tmpfs file takes all free memory but the balloon's and 64 MiB while
+# the balloon inflates, and is removed after: the balloon then holds the
+# pages that were left, wherever they were, among free ranges that
+# compaction moves them into (otherwise, whether any balloon page is in
+# the way of the migration scanner depends on where the allocator put
+# them: none was in a 2 GiB debug guest).
+free_mb=$(awk '$1 == "MemFree:" { print int($2 / 1024) }' /proc/meminfo)
+hole_mb=$((free_mb - INFLATE_MB - 64))
+[ "$hole_mb" -gt 0 ] || hole_mb=0
+dd if=/dev/zero of=/dev/shm/balloon-hole bs=1M count=$hole_mb 2>/dev/null
+ktap_diag "$free_mb MiB free; a $hole_mb MiB file holds memory while the balloon inflates"
 qmp_balloon $(((ram_mb - INFLATE_MB) * 1048576))
 if wait_pages $want; then
 	ktap_ok "the host inflated the balloon by $INFLATE_MB MiB"
