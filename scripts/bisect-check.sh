@@ -1,15 +1,77 @@
 #!/bin/bash
-# make bisect-check: build the 'profiling' config at every prefix of the
-# series (patch 1, 1-2, 1-3, ...) in the worktree $BUILD/bisect with
-# O=$BUILD/out/bisect (incremental, ccache), never touching $BUILD/linux.
-# Options that do not exist yet at a prefix are reported, not fatal.
-# BISECT_FROM=N starts at prefix N (the earlier ones said so in the log),
-# to go on after a fix to patch N without building 1..N-1 again.
+# make bisect-check: at every prefix of the series (patch 1, 1-2, 1-3, ...),
+# in the worktree $BUILD/bisect, never touching $BUILD/linux:
+#  1. build the 'profiling' config (O=$BUILD/out/bisect; BISECT_CONFIG
+#     names another, "none" skips this step);
+#  2. build 'bisect-unload', a small KASAN kernel (O=$BUILD/out/bisect-unload),
+#     and the modules of tests/modules/unload against it, boot it and
+#     unload a module whose allocations live on, then free them
+#     (tests/modules/unload/run.sh): any kernel report, or a persistent
+#     difference in the accounting audit after it, fails the prefix.
+# Builds are incremental (ccache). Options that do not exist yet at a
+# prefix are reported, not fatal. BISECT_FROM=N starts at prefix N (the
+# earlier ones said so in the log), to go on after a fix to patch N without
+# building 1..N-1 again. BISECT_UNLOAD=0 skips step 2.
 . "$(dirname "$0")/lib.sh"
 
 WORKTREE=$BUILD/bisect
 COMMITS=$BUILD/bisect.commits
 BISECT_CONFIG=${BISECT_CONFIG:-profiling}
+UNLOAD=bisect-unload
+UNLOAD_OUT=$(out_dir "$UNLOAD")
+UNLOAD_MODS=$UNLOAD_OUT/unload-modules
+# What a kernel prints when something went wrong.
+REPORTS='BUG:|WARNING:|KASAN|Oops|general protection|Kernel panic|UBSAN|list_del corruption'
+
+unload_modules() {
+	local kcc=gcc
+	command -v ccache >/dev/null && kcc="ccache gcc"
+	rm -rf "$UNLOAD_MODS"
+	mkdir -p "$UNLOAD_MODS"
+	cp "$TOP"/tests/modules/unload/{Kbuild,*.c} "$UNLOAD_MODS/"
+	make -C "$UNLOAD_OUT" ARCH=x86_64 CC="$kcc" HOSTCC="$kcc" M="$UNLOAD_MODS" modules
+}
+
+# The initramfs: busybox, the guest /init, the two modules in /root.
+unload_initramfs() {
+	local stage=$UNLOAD_OUT/initramfs.stage
+	rm -rf "$stage"
+	mkdir -p "$stage"/{bin,etc/allocprof,opt/allocprof/bin,root,proc,sys,dev,tmp,run,lib/modules}
+	install -m 0755 /bin/busybox "$stage/bin/busybox"
+	install -m 0755 "$TOP/scripts/guest/init" "$stage/init"
+	install -m 0755 "$TOP/scripts/guest/allocprof-audit" "$stage/opt/allocprof/bin/"
+	install -m 0644 "$UNLOAD_MODS"/unload_{holder,leaker}.ko "$stage/root/"
+	"$TOP/scripts/mkcpio.py" "$UNLOAD_OUT/initramfs.cpio" --node /dev/console:c:5:1:600 \
+		--node /dev/null:c:1:3:666 --node /dev/ttyS0:c:4:64:600 "$stage"
+	rm -rf "$stage"
+}
+
+# unload_check N TOTAL PATCH: step 2 at prefix N.
+unload_check() {
+	local n=$1 total=$2 patch=$3 run log found
+	SRC=$WORKTREE OUT=$UNLOAD_OUT VERIFY=warn LOGNAME_SUFFIX=$UNLOAD NO_MODROOT=1 \
+		"$TOP/scripts/kernel.sh" "$UNLOAD" ||
+		die "bisect-check: '$UNLOAD' does not build at patch $n/$total ($patch)"
+	run_logged "building tests/modules/unload at patch $n/$total" \
+		"$LOGS/build-$UNLOAD.log" unload_modules
+	unload_initramfs
+	run=unload-$(printf '%02d' "$n")
+	log=$LOGS/$UNLOAD-$run.log
+	TIMEOUT=${UNLOAD_TIMEOUT:-300} MEM=1G SMP=2 APPEND= OVERLAY= \
+		"$TOP/scripts/boot.sh" "$UNLOAD" "$run" "$TOP/tests/modules/unload/run.sh"
+	found=$(tr -d '\r' <"$log" | grep -E "$REPORTS" | head -5 || true)
+	if [[ -n $found ]]; then
+		printf '%s\n' "$found" >&2
+		die "bisect-check: patch $n/$total ($patch): a kernel report after unloading a module with live allocations (log: $(show_path "$log"))"
+	fi
+	# The accounting audit after it (prefixes that have one).
+	found=$(tr -d '\r' <"$log" | grep -E '^ALLOCPROF-AUDIT (persistent=[1-9]|failed)' || true)
+	[[ -z $found ]] ||
+		die "bisect-check: patch $n/$total ($patch): $found after the unloads (log: $(show_path "$log"))"
+	tr -d '\r' <"$log" | grep -q '^UNLOAD-CHECK-DONE' ||
+		die "bisect-check: patch $n/$total ($patch): the unload run did not finish (log: $(show_path "$log"))"
+	say "bisect-check $n/$total: a module unloaded with live allocations, then freed: no report"
+}
 
 main() {
 	local start=$SECONDS n=0 total commit patch
@@ -27,12 +89,14 @@ main() {
 		fi
 		say "bisect-check $n/$total: $patch"
 		git -C "$WORKTREE" checkout -q --detach "$commit"
-		if ! SRC=$WORKTREE OUT=$BUILD/out/bisect VERIFY=warn LOGNAME_SUFFIX=bisect \
-			NO_MODROOT=1 "$TOP/scripts/kernel.sh" "$BISECT_CONFIG"; then
+		if [[ $BISECT_CONFIG != none ]] && ! SRC=$WORKTREE OUT=$BUILD/out/bisect \
+			VERIFY=warn LOGNAME_SUFFIX=bisect NO_MODROOT=1 \
+			"$TOP/scripts/kernel.sh" "$BISECT_CONFIG"; then
 			die "bisect-check: the series does not build at patch $n/$total ($patch), config '$BISECT_CONFIG'"
 		fi
+		[[ ${BISECT_UNLOAD:-1} == 0 ]] || unload_check "$n" "$total" "$patch" </dev/null
 	done <"$COMMITS"
-	say "bisect-check: all $total prefixes build ($(fmt_secs $((SECONDS - start))))"
+	say "bisect-check: all $total prefixes build$([[ ${BISECT_UNLOAD:-1} == 0 ]] || echo ", boot and survive a module unload with live allocations") ($(fmt_secs $((SECONDS - start))))"
 }
 
 main
