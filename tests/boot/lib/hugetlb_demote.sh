@@ -17,6 +17,11 @@ demote_sites() {
 	awk '$3 ~ /^mm\/(cma|hugetlb)\.c:/ { b += $1; c += $2 } END { print b + 0, c + 0 }' /proc/allocinfo
 }
 
+# demote_snap N: bN and cN, the bytes and calls of the sites now
+demote_snap() {
+	eval "$(demote_sites | awk -v n="$1" '{ print "b" n "=" $1 " c" n "=" $2 }')"
+}
+
 within() {	# within A B TOLERANCE
 	[ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]
 }
@@ -40,26 +45,22 @@ hugetlb_demote_run() {
 		done
 		return 0
 	fi
-	set -- $(demote_sites)
-	b0=$1 c0=$2
+	demote_snap 0
 	echo 1 >$HUGE_1G/nr_hugepages
-	set -- $(demote_sites)
-	b1=$1 c1=$2
+	demote_snap 1
 	n1=$(cat $HUGE_1G/nr_hugepages)
 	ktap_diag "1 GiB pages from $where: $n1; sites: $b0 bytes in $c0 calls before, $b1 in $c1 after"
 	demote_check "a gigantic page from $where is charged 1 GiB" \
 		eval '[ "$n1" = 1 ] && within $((b1 - b0)) 1073741824 65536'
 	echo 1 >$HUGE_1G/demote
-	set -- $(demote_sites)
-	b2=$1 c2=$2
+	demote_snap 2
 	n2=$(cat $HUGE_2M/nr_hugepages)
 	ktap_diag "after the demotion: $(cat $HUGE_1G/nr_hugepages) 1 GiB and $n2 2 MiB pages; sites: $b2 bytes in $c2 calls"
 	demote_check "demoted into 512 pieces of 2 MiB, still charged 1 GiB in $piece_calls calls" \
 		eval '[ "$n2" -ge 512 ] && within "$b2" "$b1" 65536 &&
 			within $((c2 - c0)) "$piece_calls" 16'
 	echo 0 >$HUGE_2M/nr_hugepages
-	set -- $(demote_sites)
-	b3=$1 c3=$2
+	demote_snap 3
 	ktap_diag "after freeing them: $(cat $HUGE_2M/nr_hugepages) 2 MiB pages; sites: $b3 bytes in $c3 calls"
 	ktap_diag "left charged: $((b3 - b0)) bytes in $((c3 - c0)) calls"
 	demote_check "freed: the bytes are uncharged" within "$b3" "$b0" 65536
