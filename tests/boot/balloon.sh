@@ -58,17 +58,29 @@ case $ALLOCPROF_MEM in
 *) ram_mb=$ALLOCPROF_MEM ;;
 esac
 want=$((INFLATE_MB * 256))
-# A tmpfs file takes all free memory but the balloon's and 64 MiB while
-# the balloon inflates, and is removed after: the balloon then holds the
-# pages that were left, wherever they were, among free ranges that
-# compaction moves them into (otherwise, whether any balloon page is in
-# the way of the migration scanner depends on where the allocator put
-# them: none was in a 2 GiB debug guest).
+# Where the balloon's pages are decides whether compaction moves any: its
+# migration scanner goes up from the bottom of a zone, the free scanner
+# down from the top, and they meet in between; physical KASLR moves
+# whatever memory is free at a given time from boot to boot.  So the
+# balloon inflates into holes spread over all of memory: 1 MiB tmpfs files
+# take all free memory but 64 MiB, every fourth is removed (a quarter of
+# it, more than the balloon takes), the balloon inflates, and the rest are
+# removed.  Some of its pages are then below the point where the scanners
+# meet, wherever the kernel was loaded.
 free_mb=$(awk '$1 == "MemFree:" { print int($2 / 1024) }' /proc/meminfo)
-hole_mb=$((free_mb - INFLATE_MB - 64))
-[ "$hole_mb" -gt 0 ] || hole_mb=0
-dd if=/dev/zero of=/dev/shm/balloon-hole bs=1M count=$hole_mb 2>/dev/null
-ktap_diag "$free_mb MiB free; a $hole_mb MiB file holds memory while the balloon inflates"
+files=$((free_mb - 64))
+mkdir -p /dev/shm/balloon-holes
+i=0
+while [ $i -lt $files ]; do
+	dd if=/dev/zero of=/dev/shm/balloon-holes/$i bs=1M count=1 2>/dev/null
+	i=$((i + 1))
+done
+i=0
+while [ $i -lt $files ]; do
+	rm -f /dev/shm/balloon-holes/$i
+	i=$((i + 4))
+done
+ktap_diag "$free_mb MiB free; $((files / 4)) MiB of holes among $files 1 MiB files while the balloon inflates"
 qmp_balloon $(((ram_mb - INFLATE_MB) * 1048576))
 if wait_pages $want; then
 	ktap_ok "the host inflated the balloon by $INFLATE_MB MiB"
@@ -77,7 +89,7 @@ else
 fi
 what=inflated need=1
 check_site
-rm -f /dev/shm/balloon-hole
+rm -rf /dev/shm/balloon-holes
 
 migrated=$(vmstat balloon_migrate) scanned=$(vmstat compact_migrate_scanned)
 pgmig=$(vmstat pgmigrate_success) pgfail=$(vmstat pgmigrate_fail)

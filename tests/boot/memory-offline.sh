@@ -57,13 +57,32 @@ grown=$((before - base))
 if [ $grown -ge $((MB * 1048576)) ]; then ktap_ok "the file's pages are charged"; else
 	ktap_fail "the file's pages are charged ($grown bytes)"; fi
 
-# A block is offlined only while free memory can take its pages with room
-# to spare: without swap, an offline whose pages have nowhere to go retries
-# their migration until it is interrupted (the timeout, in case).
+# Free memory (kB) where the pages of memory block $1 can go: the nodes
+# with memory other than its own (do_migrate_range() takes its own only
+# when it is the only one), or all of it on a kernel without NUMA.
+target_free_kb() {
+	own=$(ls -d "$1"/node* 2>/dev/null | sed -n '1s,.*/,,p')
+	if [ -z "$own" ]; then
+		awk '$1 == "MemFree:" { print $2 }' /proc/meminfo
+		return
+	fi
+	t=0 own_kb=0
+	for n in /sys/devices/system/node/node*; do
+		kb=$(awk '$3 == "MemFree:" { print $4 }' "$n/meminfo")
+		if [ "${n##*/}" = "$own" ]; then own_kb=$kb; else t=$((t + kb)); fi
+	done
+	others=$(ls -d /sys/devices/system/node/node* | wc -l)
+	[ "$others" -gt 1 ] && echo $t || echo $own_kb
+}
+
+# A block is offlined only while the memory its pages migrate to has room
+# for them and to spare: without swap, an offline whose pages have nowhere
+# to go retries their migration (and the page allocator warns of each
+# failure) until it is interrupted (the timeout, in case).
 block_kb=$(($(cat $MEMDIR/block_size_bytes | sed 's/^/0x/') / 1024))
 off=0 failed=0 skipped=0
 for b in $blocks; do
-	free_kb=$(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo)
+	free_kb=$(target_free_kb "$b")
 	if [ "$free_kb" -lt $((2 * block_kb + 65536)) ]; then
 		skipped=$((skipped + 1))
 		continue
@@ -74,7 +93,7 @@ for b in $blocks; do
 		failed=$((failed + 1))
 	fi
 done
-ktap_diag "offlined $off memory blocks ($failed refused or interrupted, $skipped left online: too little free memory)"
+ktap_diag "offlined $off memory blocks ($failed refused or interrupted, $skipped left online: too little free memory where their pages go)"
 migrated=$(awk '$1 == "pgmigrate_success" { print $2 }' /proc/vmstat)
 ktap_diag "pgmigrate_success: $migrated"
 after=$(shmem_bytes)
