@@ -13,6 +13,13 @@
 # earlier ones said so in the log), to go on after a fix to patch N without
 # building 1..N-1 again; BISECT_PREFIXES="N M ..." checks only those (the
 # prefixes a change touched). BISECT_UNLOAD=0 skips step 2.
+#
+# The ledger tests/bisect/passed.tsv (committed) records each step that
+# passed, keyed by the tree of the prefix (its content, whatever commit
+# holds it) and a hash of the harness inputs the step depends on; a step
+# found there is not run again (BISECT_FORCE=1 runs it anyway). So the walk
+# of a series that is too long for one sitting goes on where it stopped,
+# and a rebase that leaves a prefix's tree alone keeps its results.
 . "$(dirname "$0")/lib.sh"
 
 WORKTREE=$BUILD/bisect
@@ -21,6 +28,8 @@ BISECT_CONFIG=${BISECT_CONFIG:-profiling}
 UNLOAD=bisect-unload
 UNLOAD_OUT=$(out_dir "$UNLOAD")
 UNLOAD_MODS=$UNLOAD_OUT/unload-modules
+
+. "$TOP/scripts/bisect-ledger.sh"
 
 unload_modules() {
 	local kcc=gcc
@@ -73,7 +82,7 @@ unload_check() {
 }
 
 main() {
-	local start=$SECONDS n=0 total commit patch
+	local start=$SECONDS n=0 total commit patch tree ran=0 known=0
 	"$TOP/scripts/check.sh" --apply-only
 	total=$(wc -l <"$COMMITS")
 	if ((total == 0)); then
@@ -91,18 +100,35 @@ main() {
 			continue
 		fi
 		say "bisect-check $n/$total: $patch"
-		git -C "$WORKTREE" checkout -q --detach "$commit"
-		if [[ $BISECT_CONFIG != none ]] && ! SRC=$WORKTREE OUT=$BUILD/out/bisect \
-			VERIFY=warn LOGNAME_SUFFIX=bisect NO_MODROOT=1 \
-			"$TOP/scripts/kernel.sh" "$BISECT_CONFIG"; then
-			die "bisect-check: the series does not build at patch $n/$total ($patch), config '$BISECT_CONFIG'"
+		tree=$(git -C "$WORKTREE" rev-parse "$commit^{tree}")
+		if [[ $BISECT_CONFIG != none ]]; then
+			if ledger_has "$tree" "build:$BISECT_CONFIG"; then
+				say "bisect-check $n/$total: '$BISECT_CONFIG' built at this tree before (tests/bisect/passed.tsv)"
+				known=$((known + 1))
+			else
+				git -C "$WORKTREE" checkout -q --detach "$commit"
+				SRC=$WORKTREE OUT=$BUILD/out/bisect VERIFY=warn LOGNAME_SUFFIX=bisect \
+					NO_MODROOT=1 "$TOP/scripts/kernel.sh" "$BISECT_CONFIG" ||
+					die "bisect-check: the series does not build at patch $n/$total ($patch), config '$BISECT_CONFIG'"
+				ledger_add "$tree" "build:$BISECT_CONFIG" "$patch"
+				ran=$((ran + 1))
+			fi
 		fi
-		[[ ${BISECT_UNLOAD:-1} == 0 ]] || unload_check "$n" "$total" "$patch" </dev/null
+		[[ ${BISECT_UNLOAD:-1} == 0 ]] && continue
+		if ledger_has "$tree" unload; then
+			say "bisect-check $n/$total: the unload run passed at this tree before (tests/bisect/passed.tsv)"
+			known=$((known + 1))
+			continue
+		fi
+		git -C "$WORKTREE" checkout -q --detach "$commit"
+		unload_check "$n" "$total" "$patch" </dev/null
+		ledger_add "$tree" unload "$patch"
+		ran=$((ran + 1))
 	done <"$COMMITS"
 	local which="all $total prefixes"
 	[[ -z ${BISECT_PREFIXES:-} ]] || which="prefixes $BISECT_PREFIXES of $total"
 	((${BISECT_FROM:-1} == 1)) || which="$which, from $BISECT_FROM,"
-	say "bisect-check: $which build$([[ ${BISECT_UNLOAD:-1} == 0 ]] || echo ", boot and survive a module unload with live allocations") ($(fmt_secs $((SECONDS - start))))"
+	say "bisect-check: $which build$([[ ${BISECT_UNLOAD:-1} == 0 ]] || echo ", boot and survive a module unload with live allocations") ($ran steps run, $known passed before; $(fmt_secs $((SECONDS - start))))"
 }
 
 main

@@ -26,24 +26,6 @@ else
 	KCC=gcc
 fi
 
-# Fragments for NAME, in merge order: base, includes (recursively), NAME.
-resolve_fragments() {
-	local name=$1 file inc
-	file=$(config_file "$name")
-	[[ -f $file ]] || die "no config fragment $(show_path "$file") (configs: $(cd "$TOP/configs" && ls -- *.config | sed 's/\.config$//' | tr '\n' ' '))"
-	for inc in $(sed -n 's/^#[[:space:]]*include:[[:space:]]*\([^[:space:]]*\)\.config.*/\1/p' "$file"); do
-		resolve_fragments "$inc"
-	done
-	printf '%s\n' "$file"
-}
-
-fragments_for() {
-	{
-		config_file base
-		resolve_fragments "$1"
-	} | awk '!seen[$0]++'
-}
-
 kmake() {
 	make -C "$SRC" O="$OUT" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" LOCALVERSION= \
 		KBUILD_BUILD_USER=allocprof KBUILD_BUILD_HOST=allocprof "$@"

@@ -112,6 +112,24 @@ as_root() {
 # Names of the configs: base.config is merged into every one of them.
 config_file() { printf '%s/configs/%s.config\n' "$TOP" "$1"; }
 
+# Fragments for NAME, in merge order: base, includes (recursively), NAME.
+resolve_fragments() {
+	local name=$1 file inc
+	file=$(config_file "$name")
+	[[ -f $file ]] || die "no config fragment $(show_path "$file") (configs: $(cd "$TOP/configs" && ls -- *.config | sed 's/\.config$//' | tr '\n' ' '))"
+	for inc in $(sed -n 's/^#[[:space:]]*include:[[:space:]]*\([^[:space:]]*\)\.config.*/\1/p' "$file"); do
+		resolve_fragments "$inc"
+	done
+	printf '%s\n' "$file"
+}
+
+fragments_for() {
+	{
+		config_file base
+		resolve_fragments "$1"
+	} | awk '!seen[$0]++'
+}
+
 # status_value FILE KEY: the value of a KEY=value line of a status file
 # (written by boot.sh), empty when absent.
 status_value() {
