@@ -1,7 +1,7 @@
 #!/bin/sh
 # CONFIGS: profiling debug
-# APPEND: movablecore=1G
-# MEM: 2G
+# APPEND: movablecore=1G nokaslr
+# MEM: 3G
 #
 # Memory hotplug as Debian's kernels have it (MEMORY_HOTPLUG,
 # MEMORY_HOTREMOVE): a ZONE_MOVABLE range (movablecore=) holds the pages of
@@ -9,10 +9,13 @@
 # its pages to the rest of memory, and onlined again.  A block that holds
 # boot-time (memblock) allocations refuses with EBUSY, "unmovable page":
 # the last block of each NUMA node (NODE_DATA) and whatever else memblock
-# put in the movable range; movablecore=1G of 2G gives each of the two
-# nodes four movable blocks, so that some have none.  The file survives,
-# and the site that allocated its pages is charged exactly what it was
-# before: migration moved each page's charge with its contents.
+# put in the movable range (KASAN's shadow, one eighth of memory, fills
+# node 0's top blocks in debug); movablecore=1G of 3G gives each of the
+# two nodes four movable blocks, so that some have none, and leaves node
+# 0 room for the pages of node 1's.  nokaslr: physical KASLR may put the
+# kernel image in the movable range too.  The file survives, and the site
+# that allocated its pages is charged exactly what it was before:
+# migration moved each page's charge with its contents.
 . /etc/allocprof/ktap.sh
 
 MEMDIR=/sys/devices/system/memory
