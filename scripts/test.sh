@@ -29,6 +29,7 @@ manifest() {
 
 # A setup failure before any config could run still ends with the count line.
 setup_failed() {
+	[[ -z ${PREBUILD_PID:-} ]] || kill -- "$PREBUILD_PID" 2>/dev/null
 	echo "all: $1: FAIL"
 	echo "0 passed, 1 failed, 0 skipped" | tee "$SUMMARY"
 	exit 1
@@ -223,9 +224,6 @@ main() {
 	unset TIMEOUT
 	: >"$MANIFEST"
 	"$TOP/scripts/tree.sh" ensure || setup_failed tree
-	if ! "$TOP/scripts/kselftests.sh"; then
-		setup_failed kselftests-build
-	fi
 	for config in $CONFIGS; do
 		[[ -f $(config_file "$config") ]] || setup_failed "config-$config (no configs/$config.config)"
 	done
@@ -233,12 +231,18 @@ main() {
 	for name in ${BOOT_TESTS:-}; do
 		[[ $name == main || -f $TOP/tests/boot/$name.sh ]] || setup_failed "BOOT_TESTS: no tests/boot/$name.sh"
 	done
+	local -a order
+	read -r -a order <<<"$CONFIGS"
+	# The kselftests and the host tests run on one core: the first
+	# kernel builds beside them.
+	prebuild "${order[0]}"
+	if ! "$TOP/scripts/kselftests.sh"; then
+		setup_failed kselftests-build
+	fi
 	if [[ $SUITE != long && -z ${BOOT_TESTS:-} ]]; then
 		host_tests
 		harness_tests
 	fi
-	local -a order
-	read -r -a order <<<"$CONFIGS"
 	local i
 	for ((i = 0; i < ${#order[@]}; i++)); do
 		test_config "${order[i]}" "${order[i + 1]:-}"
