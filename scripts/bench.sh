@@ -32,11 +32,7 @@ STOCK_SRC=$BENCH/src-6.1
 UP_SRC=$BENCH/src-6.12
 UP_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
-if command -v ccache >/dev/null; then
-	KCC="ccache gcc"
-else
-	KCC=gcc
-fi
+KCC=$(kernel_cc)
 
 # id | kernel | boot parameters | guest setup | what it is
 ROWS_TABLE='

@@ -42,11 +42,7 @@ fi
 WT=$BC/src
 VARIANTS=${BUILD_CHECK_VARIANTS:-stock on off}
 
-if command -v ccache >/dev/null; then
-	KCC="ccache gcc"
-else
-	KCC=gcc
-fi
+KCC=$(kernel_cc)
 
 kmake() {
 	make -C "$WT" O="$OUT" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" LOCALVERSION= \

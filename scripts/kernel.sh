@@ -20,11 +20,7 @@ OUT=${OUT:-$(out_dir "$NAME")}
 VERIFY=${VERIFY:-strict}
 LOG=$LOGS/build-${LOGNAME_SUFFIX:-$NAME}.log
 
-if command -v ccache >/dev/null; then
-	KCC="ccache gcc"
-else
-	KCC=gcc
-fi
+KCC=$(kernel_cc)
 
 kmake() {
 	make -C "$SRC" O="$OUT" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" LOCALVERSION= \

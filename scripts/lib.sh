@@ -19,6 +19,18 @@ mkdir -p "$LOGS"
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
 
 NPROC=$(nproc)
+# The compiler of kernel builds: through ccache, unless CCACHE=0 or there is
+# none.  On a machine that builds once (CI: a fresh machine and an empty
+# cache) every compile misses, and a miss costs ccache a second
+# preprocessor run and a store: a cold profiling build took about 37
+# CPU-minutes through ccache and 32 without.
+kernel_cc() {
+	if [[ ${CCACHE:-1} != 0 ]] && command -v ccache >/dev/null; then
+		echo "ccache gcc"
+	else
+		echo gcc
+	fi
+}
 
 now() { date +%H:%M:%S; }
 

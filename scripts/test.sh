@@ -177,7 +177,7 @@ PREBUILD_CONFIG=""
 prebuild() {
 	local config=$1
 	[[ ${PREBUILD:-1} != 0 && -n $config ]] || return 0
-	say "building kernel '$config' in the background, beside the boots"
+	say "building kernel '$config' in the background, beside what runs next"
 	nice -n 10 "$TOP/scripts/kernel.sh" "$config" &
 	PREBUILD_PID=$!
 	PREBUILD_CONFIG=$config
