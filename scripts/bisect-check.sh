@@ -1,8 +1,9 @@
 #!/bin/bash
 # make bisect-check: at every prefix of the series (patch 1, 1-2, 1-3, ...),
 # in the worktree $BUILD/bisect, never touching $BUILD/linux:
-#  1. build the 'profiling' config (O=$BUILD/out/bisect; BISECT_CONFIG
-#     names another, "none" skips this step);
+#  1. build the 'profiling' and 'off' configs (O=$BUILD/out/bisect-CONFIG;
+#     BISECT_CONFIG names others, a space-separated list, "none" skips
+#     this step);
 #  2. build 'bisect-unload', a small KASAN kernel (O=$BUILD/out/bisect-unload),
 #     and the modules of tests/modules/unload against it, boot it and
 #     unload a module whose allocations live on, then free them
@@ -24,7 +25,7 @@
 
 WORKTREE=$BUILD/bisect
 COMMITS=$BUILD/bisect.commits
-BISECT_CONFIG=${BISECT_CONFIG:-profiling}
+BISECT_CONFIG=${BISECT_CONFIG:-profiling off}
 UNLOAD=bisect-unload
 UNLOAD_OUT=$(out_dir "$UNLOAD")
 UNLOAD_MODS=$UNLOAD_OUT/unload-modules
@@ -101,19 +102,20 @@ main() {
 		fi
 		say "bisect-check $n/$total: $patch"
 		tree=$(git -C "$WORKTREE" rev-parse "$commit^{tree}")
-		if [[ $BISECT_CONFIG != none ]]; then
-			if ledger_has "$tree" "build:$BISECT_CONFIG"; then
-				say "bisect-check $n/$total: '$BISECT_CONFIG' built at this tree before (tests/bisect/passed.tsv)"
+		for config in $BISECT_CONFIG; do
+			[[ $config == none ]] && continue
+			if ledger_has "$tree" "build:$config"; then
+				say "bisect-check $n/$total: '$config' built at this tree before (tests/bisect/passed.tsv)"
 				known=$((known + 1))
-			else
-				git -C "$WORKTREE" checkout -q --detach "$commit"
-				SRC=$WORKTREE OUT=$BUILD/out/bisect VERIFY=warn LOGNAME_SUFFIX=bisect \
-					NO_MODROOT=1 "$TOP/scripts/kernel.sh" "$BISECT_CONFIG" ||
-					die "bisect-check: the series does not build at patch $n/$total ($patch), config '$BISECT_CONFIG'"
-				ledger_add "$tree" "build:$BISECT_CONFIG" "$patch"
-				ran=$((ran + 1))
+				continue
 			fi
-		fi
+			git -C "$WORKTREE" checkout -q --detach "$commit"
+			SRC=$WORKTREE OUT=$BUILD/out/bisect-$config VERIFY=warn \
+				LOGNAME_SUFFIX=bisect-$config NO_MODROOT=1 "$TOP/scripts/kernel.sh" "$config" ||
+				die "bisect-check: the series does not build at patch $n/$total ($patch), config '$config'"
+			ledger_add "$tree" "build:$config" "$patch"
+			ran=$((ran + 1))
+		done
 		[[ ${BISECT_UNLOAD:-1} == 0 ]] && continue
 		if ledger_has "$tree" unload; then
 			say "bisect-check $n/$total: the unload run passed at this tree before (tests/bisect/passed.tsv)"
