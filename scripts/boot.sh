@@ -21,7 +21,10 @@
 # they go (node 1 has none with one CPU); with VIRTIO_BALLOON, a
 # virtio-balloon device that a guest inflates and deflates by printing
 # "ALLOCPROF-QMP <command>" (scripts/qmp-relay.py; replies in
-# $BUILD/logs/CONFIG-RUN_NAME.qmp.log).
+# $BUILD/logs/CONFIG-RUN_NAME.qmp.log); with VIRTIO_MEM (a size, from a
+# boot test's header) and a kernel with CONFIG_VIRTIO_MEM, a virtio-mem
+# device "vm0" of that size on node 0, nothing plugged at boot, that the
+# guest resizes the same way (qom-set vm0 requested-size).
 . "$(dirname "$0")/lib.sh"
 
 CONFIG=${1:?usage: boot.sh CONFIG RUN_NAME RUNSCRIPT|-}
@@ -108,7 +111,10 @@ qemu_cmd() {
 	# "wild-memory-access" in the IRQ handler (1 boot in ~100 under TCG).
 	local cpu=max
 	kconfig_has CONFIG_KASAN && cpu=max,la57=off
-	QEMU=(qemu-system-x86_64 -machine q35 -cpu "$cpu" -smp "$smp" -m "$MEM"
+	local mem=$MEM
+	[[ -n ${VIRTIO_MEM:-} ]] && kconfig_has CONFIG_VIRTIO_MEM &&
+		mem="$MEM,maxmem=$(($(mem_mib) + $(MEM=$VIRTIO_MEM mem_mib)))M"
+	QEMU=(qemu-system-x86_64 -machine q35 -cpu "$cpu" -smp "$smp" -m "$mem"
 		-nodefaults -no-user-config -nographic -serial mon:stdio -no-reboot
 		-kernel "$OUT/arch/x86/boot/bzImage" -initrd "$INITRD"
 		-append "$(echo "$append" | tr -s ' ' | sed 's/ *$//')")
@@ -139,10 +145,18 @@ qemu_cmd() {
 	# scripts/qmp-relay.py sends the guest's balloon requests to QEMU.
 	QMP_SOCK=
 	if kconfig_has CONFIG_VIRTIO_BALLOON; then
+		QEMU+=(-device virtio-balloon-pci,id=balloon0)
+		QMP_SOCK=yes
+	fi
+	if [[ -n ${VIRTIO_MEM:-} ]] && kconfig_has CONFIG_VIRTIO_MEM; then
+		QEMU+=(-object "memory-backend-ram,id=vmem0,size=$VIRTIO_MEM"
+			-device virtio-mem-pci,id=vm0,memdev=vmem0,node=0,requested-size=0)
+		QMP_SOCK=yes
+	fi
+	if [[ -n $QMP_SOCK ]]; then
 		# (a short path: a socket's name has at most 107 bytes)
 		QMP_SOCK=$(mktemp -u /tmp/allocprof-qmp.XXXXXX)
-		QEMU+=(-device virtio-balloon-pci,id=balloon0
-			-qmp "unix:$QMP_SOCK,server=on,wait=off")
+		QEMU+=(-qmp "unix:$QMP_SOCK,server=on,wait=off")
 	fi
 	if kconfig_has CONFIG_NUMA; then
 		local mib half cpus0

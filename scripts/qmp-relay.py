@@ -10,8 +10,8 @@ A guest cannot reach its own QEMU monitor, so a test in it prints a line
 on the console; this relay (started by scripts/boot.sh beside QEMU) follows
 the serial log, sends every such command, once, to the QMP socket and
 appends the command and QEMU's reply to REPLY_LOG.  Only the commands in
-ALLOWED are relayed (a test asks for a balloon size, nothing else); others
-are logged as refused.  The relay ends when QEMU closes the socket.
+ALLOWED are relayed (a test asks for a balloon size or a virtio-mem size,
+nothing else); others are logged as refused.  The relay ends when QEMU closes the socket.
 """
 import json
 import os
@@ -21,7 +21,9 @@ import sys
 import time
 
 REQUEST = re.compile(r'ALLOCPROF-QMP (\{.*\})\s*$')
-ALLOWED = {'balloon', 'query-balloon'}
+ALLOWED = {'balloon', 'query-balloon', 'qom-get', 'qom-set'}
+# qom-get/qom-set: only the virtio-mem device's sizes (scripts/boot.sh).
+QOM_PROPERTIES = {('vm0', 'requested-size'), ('vm0', 'size')}
 
 
 def connect(path, tries=300):
@@ -96,6 +98,12 @@ def main(argv):
                 if not isinstance(cmd, dict) or cmd.get('execute') not in ALLOWED:
                     out.write(f'refused (not allowed): {m.group(1)}\n')
                     continue
+                if cmd['execute'].startswith('qom-'):
+                    args = cmd.get('arguments')
+                    if not isinstance(args, dict) or \
+                            (args.get('path'), args.get('property')) not in QOM_PROPERTIES:
+                        out.write(f'refused (not allowed): {m.group(1)}\n')
+                        continue
                 try:
                     reply = qmp.command(cmd)
                 except (EOFError, OSError, ValueError):

@@ -457,7 +457,7 @@ HEADER_LINE = re.compile(r'^# (CONFIGS|LONG|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM|T
 def read_header(script):
     """The '# KEY: value' lines of the leading comment block of a boot test."""
     hdr = {'allow': [], 'append': [], 'configs': [], 'long': [], 'timeout': None,
-           'kunit': False, 'mem': None, 'tools': []}
+           'kunit': False, 'mem': None, 'tools': [], 'virtio_mem': None}
     with open(script) as f:
         for number, line in enumerate(f, 1):
             line = line.rstrip('\n')
@@ -490,6 +490,12 @@ def read_header(script):
                 if val not in ('yes', 'no'):
                     raise SystemExit(f'{script}:{number}: KUNIT must be yes or no')
                 hdr['kunit'] = val == 'yes'
+            elif key == 'VIRTIO-MEM':
+                # A virtio-mem device of this size (requested size 0 at
+                # boot; the test plugs and unplugs through QMP).
+                if not re.fullmatch(r'[0-9]+[MG]', val):
+                    raise SystemExit(f'{script}:{number}: VIRTIO-MEM must be a size like 512M or 4G')
+                hdr['virtio_mem'] = val
             elif key == 'MEM':
                 if not re.fullmatch(r'[0-9]+[MG]', val):
                     raise SystemExit(f'{script}:{number}: MEM must be a size like 512M or 4G')
@@ -604,6 +610,7 @@ def main(argv):
         print('HEADER_TIMEOUT=' + shell_quote(hdr['timeout'] or ''))
         print('HEADER_KUNIT=' + ('1' if hdr['kunit'] else ''))
         print('HEADER_MEM=' + (hdr['mem'] or ''))
+        print('HEADER_VIRTIO_MEM=' + (hdr['virtio_mem'] or ''))
         print('HEADER_TOOLS=' + shell_quote(' '.join(hdr['tools'])))
         return 0
     sys.exit(__doc__)

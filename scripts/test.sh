@@ -103,7 +103,7 @@ boot_tests() {
 		selected "$name" || continue
 		[[ $name == main || $name == run || $name == shell ]] &&
 			die "tests/boot/$name.sh: the names main, run and shell are reserved"
-		local CONFIGS="" HEADER_LONG="" BOOT_APPEND="" HEADER_TIMEOUT="" HEADER_KUNIT="" HEADER_MEM="" HEADER_TOOLS="" header kunit=0 off=$no_kunit overlay=
+		local CONFIGS="" HEADER_LONG="" BOOT_APPEND="" HEADER_TIMEOUT="" HEADER_KUNIT="" HEADER_MEM="" HEADER_VIRTIO_MEM="" HEADER_TOOLS="" header kunit=0 off=$no_kunit overlay=
 		header=$("$TOP/scripts/report.py" header "$script") ||
 			die "tests/boot/$name.sh: bad header"
 		eval "$header"
@@ -123,7 +123,7 @@ boot_tests() {
 		# shellcheck disable=SC2086 # a list of package names
 		[[ -z $HEADER_TOOLS ]] || overlay=$(guest_tools $HEADER_TOOLS)
 		BOOT_APPEND="$off $BOOT_APPEND" TIMEOUT=${USER_TIMEOUT:-${HEADER_TIMEOUT:-}} \
-			MEM=${HEADER_MEM:-${MEM:-}} OVERLAY=${overlay:-${OVERLAY:-}} \
+			MEM=${HEADER_MEM:-${MEM:-}} VIRTIO_MEM=$HEADER_VIRTIO_MEM OVERLAY=${overlay:-${OVERLAY:-}} \
 			"$TOP/scripts/boot.sh" "$config" "$name" "$script"
 		manifest "$config" boot "$name" "$LOGS/$config-$name.log" "$LOGS/$config-$name.status" \
 			"$script" "$kunit"
