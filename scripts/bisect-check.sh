@@ -16,11 +16,13 @@
 # prefixes a change touched). BISECT_UNLOAD=0 skips step 2.
 #
 # The ledger tests/bisect/passed.tsv (committed) records each step that
-# passed, keyed by the tree of the prefix (its content, whatever commit
-# holds it) and a hash of the harness inputs the step depends on; a step
-# found there is not run again (BISECT_FORCE=1 runs it anyway). So the walk
-# of a series that is too long for one sitting goes on where it stopped,
-# and a rebase that leaves a prefix's tree alone keeps its results.
+# passed, keyed by the build key of the prefix (its content without the
+# paths no kernel build reads, whatever commit holds it: see
+# scripts/bisect-ledger.sh) and a hash of the harness inputs the step
+# depends on; a step found there is not run again (BISECT_FORCE=1 runs it
+# anyway). So the walk of a series that is too long for one sitting goes
+# on where it stopped, a rebase that leaves a prefix's tree alone keeps its
+# results, and a patch of selftests, tools or documentation costs nothing.
 . "$(dirname "$0")/lib.sh"
 
 WORKTREE=$BUILD/bisect
@@ -101,7 +103,7 @@ main() {
 			continue
 		fi
 		say "bisect-check $n/$total: $patch"
-		tree=$(git -C "$WORKTREE" rev-parse "$commit^{tree}")
+		tree=$(build_key "$WORKTREE" "$commit")
 		for config in $BISECT_CONFIG; do
 			[[ $config == none ]] && continue
 			if ledger_has "$tree" "build:$config"; then

@@ -5,10 +5,25 @@
 #
 #   <tree> <step> <inputs> <date> <patch>     (tab-separated)
 #
-# <tree> is the git tree of the prefix, <step> "build:CONFIG" or "unload",
+# <tree> is the build key of the prefix (build_key: its git tree without
+# the paths a kernel build never reads), <step> "build:CONFIG" or "unload",
 # <inputs> a hash of what else the step depends on. LEDGER names another
 # file; BISECT_FORCE=1 makes every step unknown.
 LEDGER=${LEDGER:-$TOP/tests/bisect/passed.tsv}
+
+# Paths of the tree that neither the kernel, its modules nor
+# tests/modules/unload are built from: a patch that touches only these
+# (selftests, tools/mm, documentation) leaves the prefix's steps as they
+# were at the prefix before it. (tools/objtool, tools/include and
+# tools/lib are read by the build: they stay in.)
+BUILD_KEY_SKIP='^(Documentation|tools/testing|tools/mm|tools/cgroup)/'
+
+# build_key GITDIR COMMIT: a hash of the tree of COMMIT without the paths
+# of BUILD_KEY_SKIP (blob ids, modes and paths of everything else).
+build_key() {
+	git -C "$1" ls-tree -r --full-tree "$2" |
+		awk -F'\t' -v skip="$BUILD_KEY_SKIP" '$2 !~ skip' | sha1sum | cut -c1-40
+}
 
 # The inputs of a step besides the tree: its config fragments and, for the
 # unload step, the modules and guest scripts it boots.

@@ -39,7 +39,7 @@ lines() { [[ $(grep -vc '^#' "$LEDGER") == "$1" ]]; }
 T1=1111111111111111111111111111111111111111
 T2=2222222222222222222222222222222222222222
 echo "TAP version 13"
-echo "1..11"
+echo "1..14"
 check "an empty ledger knows nothing" no ledger_has $T1 unload
 ledger_add $T1 unload 0001-x.patch
 check "a step that passed is known" yes ledger_has $T1 unload
@@ -57,5 +57,20 @@ echo "# a change" >>"$TMP/tests/modules/unload/Kbuild"
 check "a change to the unload modules forgets the unload step" no ledger_has $T1 unload
 echo "# a change" >>"$TMP/configs/profiling.config"
 check "a change to a config fragment forgets its builds" no ledger_has $T1 build:profiling
+# Build keys: a repository whose second commit changes only a selftest
+# and documentation, the third a kernel file.
+G=$TMP/git
+mkdir -p "$G/mm" "$G/tools/testing/selftests/x" "$G/Documentation" "$G/tools/objtool"
+git -C "$G" init -q
+echo a >"$G/mm/a.c"; echo t >"$G/tools/testing/selftests/x/t.c"
+echo d >"$G/Documentation/d.rst"; echo o >"$G/tools/objtool/o.c"
+gc() { git -C "$G" add -A && git -C "$G" -c user.name=t -c user.email=t@t commit -qm "$1"; }
+gc one
+echo t2 >"$G/tools/testing/selftests/x/t.c"; echo d2 >"$G/Documentation/d.rst"; gc two
+echo o2 >"$G/tools/objtool/o.c"; gc three
+k1=$(build_key "$G" HEAD~2) k2=$(build_key "$G" HEAD~1) k3=$(build_key "$G" HEAD)
+check "a selftest and documentation change keeps the build key" yes test "$k1" = "$k2"
+check "a change to a file the build reads (tools/objtool) changes it" no test "$k2" = "$k3"
+check "a build key is 40 hex digits" yes eval '[[ $k1 =~ ^[0-9a-f]{40}$ ]]'
 echo "# $failed of $n failed"
 [ $failed = 0 ]
