@@ -451,7 +451,7 @@ def report_host_test(rep, config, run, lines, log, status):
                  log, [f'   | {l.raw}' for l in lines[-20:]])
 
 
-HEADER_LINE = re.compile(r'^# (CONFIGS|LONG|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM|TOOLS): ?(.*?)\s*$')
+HEADER_LINE = re.compile(r'^# (CONFIGS|LONG|APPEND|ALLOW-LOG|TIMEOUT|KUNIT|MEM|TOOLS|VIRTIO-MEM): ?(.*?)\s*$')
 
 
 def read_header(script):
