@@ -13,6 +13,8 @@
 #   make distro-check Debian's cloud-amd64 and amd64 configs: build, compare, boot
 #   make bench     instruction counts vs stock 6.1, peers and upstream 6.12 (QEMU icount)
 #   make bench-trace  the instructions of one allocation/free pair, per function
+#   make deb       Debian packages: allocinfo (tool, man page, node_exporter timer)
+#                  and Debian's cloud-amd64 kernel with the series (DEB=tool|kernel)
 #
 # Everything the harness makes lives under $(BUILD) (default ./build).
 
@@ -30,18 +32,18 @@ override APPEND := $(value APPEND)
 
 # Passed to the scripts through the environment (empty = default).
 export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT TCG_THREAD PREBUILD CCACHE BOOT_TESTS BISECT_FROM BISECT_UNLOAD BISECT_PREFIXES BISECT_CONFIG BISECT_FORCE \
-	HOST_TESTS SUITE BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT TRACE_SKIP TRACE_TAG
+	HOST_TESTS SUITE BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT DEB_FLAVOUR TRACE_SKIP TRACE_TAG
 
 S := $(CURDIR)/scripts
 
 .PHONY: all help deps tree kernel run shell test test-long check check-fast bisect-check churn \
 	export export-check initramfs kselftests build-check bench bench-trace mutation-check \
-	print-vars distro-check
+	print-vars distro-check deb
 
 all: help
 
 help:
-	@sed -n '3,16p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,18p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -90,6 +92,10 @@ build-check:
 
 distro-check:
 	@$(S)/distro-check.sh
+
+DEB ?= all
+deb:
+	@$(S)/deb.sh $(DEB)
 
 bench:
 	@$(S)/tree.sh ensure

@@ -60,17 +60,8 @@ checkout() {
 	fi
 }
 
-# Debian's config as a user would build it: no debug info (hours less),
-# no Debian signing certificates (a throwaway module signing key is made
-# by the build), the rest as Debian ships it.
 debian_config() {
-	xzcat "$DEBIAN_CONFIG" >"$OUT/.config"
-	"$WT/scripts/config" --file "$OUT/.config" \
-		-d DEBUG_INFO -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF4 \
-		-d DEBUG_INFO_DWARF5 -d DEBUG_INFO_BTF -e DEBUG_INFO_NONE \
-		--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
-		--set-str MODULE_SIG_KEY certs/signing_key.pem \
-		--set-str BUILD_SALT "allocprof"
+	debian_user_config "$WT" "$DEBIAN_CONFIG" "$OUT/.config"
 	kmake -s olddefconfig
 }
 

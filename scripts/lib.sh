@@ -121,6 +121,22 @@ as_root() {
 	fi
 }
 
+# debian_user_config SRC CONFIG_XZ DOTCONFIG: Debian's config CONFIG_XZ
+# (package linux-config-6.1) as a user would build it, written to
+# DOTCONFIG (olddefconfig is the caller's): no debug info (hours less), no
+# Debian signing certificates (the build makes a throwaway module signing
+# key), the rest as Debian ships it.
+debian_user_config() {
+	local src=$1 xz=$2 dotconfig=$3
+	xzcat "$xz" >"$dotconfig"
+	"$src/scripts/config" --file "$dotconfig" \
+		-d DEBUG_INFO -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF4 \
+		-d DEBUG_INFO_DWARF5 -d DEBUG_INFO_BTF -e DEBUG_INFO_NONE \
+		--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
+		--set-str MODULE_SIG_KEY certs/signing_key.pem \
+		--set-str BUILD_SALT "allocprof"
+}
+
 # Names of the configs: base.config is merged into every one of them.
 config_file() { printf '%s/configs/%s.config\n' "$TOP" "$1"; }
 
