@@ -15,6 +15,7 @@
 #   make bench-trace  the instructions of one allocation/free pair, per function
 #   make deb       Debian packages: allocinfo (tool, man page, node_exporter timer)
 #                  and Debian's cloud-amd64 kernel with the series (DEB=tool|kernel)
+#   make debian-boot  those packages on a debootstrapped Debian 12: systemd, node_exporter
 #
 # Everything the harness makes lives under $(BUILD) (default ./build).
 
@@ -32,18 +33,18 @@ override APPEND := $(value APPEND)
 
 # Passed to the scripts through the environment (empty = default).
 export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT TCG_THREAD PREBUILD CCACHE BOOT_TESTS BISECT_FROM BISECT_UNLOAD BISECT_PREFIXES BISECT_CONFIG BISECT_FORCE \
-	HOST_TESTS SUITE BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT DEB_FLAVOUR TRACE_SKIP TRACE_TAG
+	HOST_TESTS SUITE BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT DEB_FLAVOUR DEBIAN_KERNEL DEBIAN_FRESH TRACE_SKIP TRACE_TAG
 
 S := $(CURDIR)/scripts
 
 .PHONY: all help deps tree kernel run shell test test-long check check-fast bisect-check churn \
 	export export-check initramfs kselftests build-check bench bench-trace mutation-check \
-	print-vars distro-check deb
+	print-vars distro-check deb debian-boot
 
 all: help
 
 help:
-	@sed -n '3,18p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -96,6 +97,9 @@ distro-check:
 DEB ?= all
 deb:
 	@$(S)/deb.sh $(DEB)
+
+debian-boot:
+	@$(S)/debian-boot.sh
 
 bench:
 	@$(S)/tree.sh ensure
