@@ -53,6 +53,10 @@ fi
 
 kernel_release() { cat "$OUT/include/config/kernel.release"; }
 
+# The architecture of the built kernel (x86_64: q35; arm64: QEMU's virt
+# machine with -cpu max, console on its PL011).
+KARCH=$(out_arch "$OUT")
+
 kconfig_has() { grep -qE "^$1=(y|m)$" "$OUT/.config"; }
 
 # MEM ("1G", "1536M", "2048") in MiB.
@@ -87,10 +91,11 @@ make_initrd() {
 		echo "ALLOCPROF_RUN=$RUN"
 		echo "ALLOCPROF_RELEASE=$(kernel_release)"
 		echo "ALLOCPROF_SMP=$SMP"
+		echo "ALLOCPROF_ARCH=$KARCH"
 		echo "ALLOCPROF_MEM=$MEM"
 		# Free page->flags bits of this build (scripts/kernel.sh), "" if unknown.
 		echo "ALLOCPROF_PAGE_FLAGS_FREE=$(sed -n 's/^free_bits=\([0-9]*\) .*/\1/p' "$OUT/.allocprof-page-flags" 2>/dev/null)"
-		echo "export ALLOCPROF_CONFIG ALLOCPROF_RUN ALLOCPROF_RELEASE ALLOCPROF_SMP ALLOCPROF_MEM ALLOCPROF_PAGE_FLAGS_FREE"
+		echo "export ALLOCPROF_CONFIG ALLOCPROF_RUN ALLOCPROF_RELEASE ALLOCPROF_SMP ALLOCPROF_ARCH ALLOCPROF_MEM ALLOCPROF_PAGE_FLAGS_FREE"
 	} >"$envfile"
 	"$TOP/scripts/initramfs.sh" run "$INITRD.run" "$SCRIPT" "$envfile" "${OVERLAY:-}"
 	cat "$OUT/initramfs.cpio" "$INITRD.run" >"$INITRD"
@@ -98,7 +103,7 @@ make_initrd() {
 }
 
 qemu_cmd() {
-	local append="console=ttyS0 panic=-1 ${BOOT_APPEND:-} ${APPEND:-}"
+	local append="console=$(arch_console "$KARCH") panic=-1 ${BOOT_APPEND:-} ${APPEND:-}"
 	local smp=$SMP
 	# NUMA: one CPU per socket; CPUs of one socket share a cache and must
 	# be on one node (the scheduler warns otherwise).
@@ -114,9 +119,13 @@ qemu_cmd() {
 	local mem=$MEM
 	[[ -n ${VIRTIO_MEM:-} ]] && kconfig_has CONFIG_VIRTIO_MEM &&
 		mem="$MEM,maxmem=$(($(mem_mib) + $(MEM=$VIRTIO_MEM mem_mib)))M"
-	QEMU=(qemu-system-x86_64 -machine q35 -cpu "$cpu" -smp "$smp" -m "$mem"
+	local qemu=qemu-system-x86_64 machine=q35
+	if [[ $KARCH == arm64 ]]; then
+		qemu=qemu-system-aarch64 machine=virt cpu=max
+	fi
+	QEMU=("$qemu" -machine "$machine" -cpu "$cpu" -smp "$smp" -m "$mem"
 		-nodefaults -no-user-config -nographic -serial mon:stdio -no-reboot
-		-kernel "$OUT/arch/x86/boot/bzImage" -initrd "$INITRD"
+		-kernel "$OUT/$(arch_image "$KARCH")" -initrd "$INITRD"
 		-append "$(echo "$append" | tr -s ' ' | sed 's/ *$//')")
 	if [[ ${ICOUNT:-0} == 1 ]]; then
 		QEMU+=(-accel tcg,thread=single -icount shift=0,sleep=off)
@@ -206,7 +215,7 @@ write_status() {
 }
 
 main() {
-	[[ -f $OUT/arch/x86/boot/bzImage ]] || die "no kernel for '$CONFIG': make kernel CONFIG=$CONFIG"
+	[[ -f $OUT/$(arch_image "$KARCH") ]] || die "no kernel for '$CONFIG': make kernel CONFIG=$CONFIG"
 	[[ -f $OUT/initramfs.cpio ]] || die "no initramfs for '$CONFIG' (initramfs.sh base $CONFIG)"
 	[[ $SCRIPT == - || -f $SCRIPT ]] || die "no run script $SCRIPT"
 	make_initrd

@@ -2,8 +2,14 @@
 """Give the test kernels Debian's values for the options of the core Kconfig files.
 
 usage:
-  debian-config.py generate TREE DEBIAN_CONFIG OUT_FRAGMENT
+  debian-config.py generate TREE DEBIAN_CONFIG OUT_FRAGMENT [ARCH]
   debian-config.py report DEBIAN_CONFIG FINAL_CONFIG...
+
+ARCH (x86_64 by default, or arm64): the architecture of DEBIAN_CONFIG
+(config.arm64_none_cloud-arm64 for configs/debian-mm.arm64.config); its
+own Kconfig file takes the place of arch/x86/Kconfig in the core set, the
+trial configuration is cross-compiled, and configs/base.ARCH.config joins
+base.config.
 
 generate: write OUT_FRAGMENT (configs/debian-mm.config) with Debian's value
   for every option that is defined in a core Kconfig file of TREE (mm/,
@@ -57,7 +63,10 @@ CORE_FILES = ('init/Kconfig', 'kernel/Kconfig.preempt', 'kernel/Kconfig.hz',
               'kernel/Kconfig.locks', 'security/Kconfig',
               'security/Kconfig.hardening', 'lib/Kconfig', 'lib/Kconfig.debug',
               'lib/Kconfig.kfence', 'lib/Kconfig.kasan', 'fs/Kconfig',
-              'arch/Kconfig', 'arch/x86/Kconfig')
+              'arch/Kconfig')
+# The architecture's own Kconfig file, and how to cross-compile for it.
+ARCHES = {'x86_64': ('arch/x86/Kconfig', ''),
+          'arm64': ('arch/arm64/Kconfig', 'aarch64-linux-gnu-')}
 
 # lib/'s test options: its KUnit suites and test modules.
 LIB_TEST = re.compile(r'(^|_)(TEST|TESTS|KUNIT|BENCHMARK|SELFTEST)(_|$)|^KUNIT')
@@ -87,21 +96,21 @@ EXCLUDED = [
 NOT_CI = re.compile(r'^(bench.*|build-check-on|distro-on)\.config$')
 
 
-def kconfig_files(tree):
+def kconfig_files(tree, arch='x86_64'):
     for d in CORE_DIRS:
         for root, dirs, files in os.walk(os.path.join(tree, d)):
             dirs.sort()
             for name in sorted(files):
                 if name.startswith('Kconfig'):
                     yield os.path.join(root, name)
-    for f in CORE_FILES:
+    for f in CORE_FILES + (ARCHES[arch][0],):
         yield os.path.join(tree, f)
 
 
-def core_symbols(tree):
+def core_symbols(tree, arch='x86_64'):
     """{option: Kconfig file (relative)} of the core set."""
     syms = {}
-    for path in kconfig_files(tree):
+    for path in kconfig_files(tree, arch):
         rel = os.path.relpath(path, tree)
         with open(path, errors='replace') as f:
             for line in f:
@@ -133,7 +142,7 @@ def own_fragments(names=EVERY_KERNEL):
 def all_fragments():
     """Every hand-written guest fragment of configs/, in name order."""
     return [n for n in sorted(os.listdir(CONFIGS))
-            if n.endswith('.config') and n != GENERATED and
+            if n.endswith('.config') and not n.startswith('debian-mm.') and
             not NOT_CI.match(n)]
 
 
@@ -148,7 +157,7 @@ def fmt(opt, val):
     return f'# {opt} is not set' if val is None else f'{opt}={val}'
 
 
-def configure(tree, frags):
+def configure(tree, frags, arch='x86_64'):
     """The final .config of allnoconfig + frags + olddefconfig."""
     out = tempfile.mkdtemp(prefix='debian-config-')
     env = dict(os.environ)
@@ -156,8 +165,9 @@ def configure(tree, frags):
         env.pop(k, None)
 
     def kmake(*args):
-        subprocess.run(['make', '-s', '-C', tree, f'O={out}', 'ARCH=x86_64',
-                        *args], check=True, env=env, stdout=subprocess.DEVNULL)
+        subprocess.run(['make', '-s', '-C', tree, f'O={out}', f'ARCH={arch}',
+                        f'CROSS_COMPILE={ARCHES[arch][1]}', *args],
+                       check=True, env=env, stdout=subprocess.DEVNULL)
     kmake('allnoconfig')
     subprocess.run([os.path.join(tree, 'scripts/kconfig/merge_config.sh'),
                     '-m', '-O', out, os.path.join(out, '.config'), *frags],
@@ -168,9 +178,9 @@ def configure(tree, frags):
     return final
 
 
-def generate(tree, debian_path, out_path):
+def generate(tree, debian_path, out_path, arch='x86_64'):
     debian = parse(debian_path)
-    syms = core_symbols(tree)
+    syms = core_symbols(tree, arch)
     own = own_fragments()
     candidate, skipped = {}, {}
     for opt in sorted(syms):
@@ -187,12 +197,23 @@ def generate(tree, debian_path, out_path):
                                      delete=False) as tmp:
         for opt, val in candidate.items():
             tmp.write(fmt(opt, val) + '\n')
-    final = configure(tree, [os.path.join(CONFIGS, 'base.config'), tmp.name,
-                             os.path.join(CONFIGS, 'production.config')])
+    base = [os.path.join(CONFIGS, 'base.config')]
+    if arch != 'x86_64':
+        base.append(os.path.join(CONFIGS, f'base.{arch}.config'))
+    final = configure(tree, base + [tmp.name,
+                                    os.path.join(CONFIGS, 'production.config')],
+                      arch)
     os.unlink(tmp.name)
     kept = {o: v for o, v in candidate.items() if final.get(o) == v}
     dropped = sorted(o for o in candidate if o not in kept)
     version = os.path.basename(debian_path)
+    arch_note = ''
+    if arch != 'x86_64':
+        arch_note = (
+            f'\n# On {arch} this file stands in for debian-mm.config '
+            f'(configs/X.{arch}.config\n# replaces X.config in the includes '
+            f'of a kernel whose fragment says\n# "# arch: {arch}", '
+            f'scripts/lib.sh), with base.{arch}.config after base.config.')
     with open(out_path, 'w') as f:
         f.write(f"""\
 # generated-by: scripts/debian-config.sh
@@ -200,7 +221,7 @@ def generate(tree, debian_path, out_path):
 # decide how memory is allocated, freed, moved and hardened (mm/,
 # init/Kconfig, kernel/Kconfig.{{preempt,hz,locks}}, security/Kconfig*,
 # lib/Kconfig{{,.debug,.kfence,.kasan}} without lib/'s tests, fs/Kconfig,
-# arch/Kconfig, arch/x86/Kconfig), from {version} of
+# arch/Kconfig, {ARCHES[arch][0]}), from {version} of
 # linux-config-6.1 at the version of BASE_VERSION.  GENERATED by
 # scripts/debian-config.sh: do not edit; regenerate when BASE_VERSION
 # changes.  Included by production.config, so every guest kernel of the CI
@@ -208,7 +229,7 @@ def generate(tree, debian_path, out_path):
 # overrides them, and says why): slab merging, freelist hardening
 # and randomization, page shuffling, init_on_alloc, memory hotplug,
 # deferred struct page init, page reporting, balloon compaction, voluntary
-# preemption, KASLR, hardened usercopy, KFENCE, memcg.
+# preemption, KASLR, hardened usercopy, KFENCE, memcg.{arch_note}
 #
 # {len(kept)} options.  Not taken from Debian ({len(skipped)}), by reason:
 """)
@@ -259,8 +280,8 @@ def report(debian_path, finals, tree):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[0] == 'generate':
-        generate(argv[1], argv[2], argv[3])
+    if len(argv) in (4, 5) and argv[0] == 'generate':
+        generate(*argv[1:])
     elif len(argv) >= 3 and argv[0] == 'report':
         report(argv[1], argv[2:], os.environ.get('TREE', 'build/linux'))
     else:

@@ -6,6 +6,10 @@
 # build/linux.
 #
 #   debian-config.sh           regenerate the fragment
+#   debian-config.sh generate arm64
+#                              regenerate configs/debian-mm.arm64.config
+#                              from Debian's cloud-arm64 config (fetched
+#                              by scripts/foreign.sh)
 #   debian-config.sh report    what our CI kernels (build/out/*/.config)
 #                              still set differently from Debian, and why
 . "$(dirname "$0")/lib.sh"
@@ -26,9 +30,18 @@ fi
 case ${1:-generate} in
 generate)
 	"$(dirname "$0")/tree.sh" ensure
-	say "generating configs/debian-mm.config from $(basename "$DEBIAN") $VERSION (log: $(show_path "$LOG"))"
-	python3 "$TOP/scripts/debian-config.py" generate "$TREE" "$DEBIAN" \
-		"$TOP/configs/debian-mm.config" 2>&1 | tee -a "$LOG"
+	if [[ ${2:-x86_64} == arm64 ]]; then
+		"$TOP/scripts/foreign.sh" arm64 "linux-config-6.1=$VERSION"
+		DEBIAN=$("$TOP/scripts/foreign.sh" arm64 --path)/usr/src/linux-config-6.1/config.arm64_none_cloud-arm64.xz
+		[[ -f $DEBIAN ]] || die "no $DEBIAN"
+		say "generating configs/debian-mm.arm64.config from $(basename "$DEBIAN") $VERSION (log: $(show_path "$LOG"))"
+		python3 "$TOP/scripts/debian-config.py" generate "$TREE" "$DEBIAN" \
+			"$TOP/configs/debian-mm.arm64.config" arm64 2>&1 | tee -a "$LOG"
+	else
+		say "generating configs/debian-mm.config from $(basename "$DEBIAN") $VERSION (log: $(show_path "$LOG"))"
+		python3 "$TOP/scripts/debian-config.py" generate "$TREE" "$DEBIAN" \
+			"$TOP/configs/debian-mm.config" 2>&1 | tee -a "$LOG"
+	fi
 	;;
 report)
 	shopt -s nullglob
@@ -38,6 +51,6 @@ report)
 	TREE=$TREE python3 "$TOP/scripts/debian-config.py" report "$DEBIAN" "${finals[@]}"
 	;;
 *)
-	die "usage: debian-config.sh [generate|report]"
+	die "usage: debian-config.sh [generate [arm64]|report]"
 	;;
 esac

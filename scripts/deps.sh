@@ -17,14 +17,19 @@
 # linux-config-6.1, lz4, openssl: Debian's own configs, for make
 # distro-check: LZ4-compressed bzImage, module signing key; rt-tests:
 # hackbench, a workload of make bench;
-# gcc-multilib: the 32-bit build of the ioctl kselftest, a compat caller;
-# debhelper, dpkg-dev, fakeroot, lintian: make deb)
+# gcc-i686-linux-gnu, libc6-dev-i386-cross: the 32-bit build of the ioctl
+# kselftest, a compat caller (not gcc-multilib: Debian 12's conflicts with
+# the cross compilers); gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
+# qemu-system-arm: the arm64 guests; debhelper, dpkg-dev, fakeroot,
+# lintian: make deb; debootstrap: make debian-boot)
 PACKAGES=(
 	qemu-system-x86 busybox-static ccache flex bison libelf-dev libssl-dev
 	bc cpio kmod rsync python3 gcc libc6-dev make perl dwarves git xz-utils
 	python3-ply python3-git prometheus python3-sphinx python3-sphinx-rtd-theme
-	e2fsprogs util-linux linux-config-6.1 lz4 openssl rt-tests gcc-multilib
-	debhelper dpkg-dev fakeroot lintian
+	e2fsprogs util-linux linux-config-6.1 lz4 openssl rt-tests
+	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-aarch64-linux-gnu
+	libc6-dev-arm64-cross qemu-system-arm
+	debhelper dpkg-dev fakeroot lintian debootstrap file
 )
 SOURCE_PKG=linux-source-6.1
 SOURCE_TARBALL=/usr/src/linux-source-6.1.tar.xz

@@ -14,7 +14,19 @@
 . "$(dirname "$0")/lib.sh"
 
 GUEST=$TOP/scripts/guest
-BUSYBOX=/bin/busybox
+# The guest's architecture (kernel name), set by make_base from the config:
+# its busybox (the host's for x86_64, Debian's busybox-static of that
+# architecture otherwise, scripts/foreign.sh), compiler and console.
+KARCH=x86_64
+
+busybox_path() {
+	if [[ $KARCH == x86_64 ]]; then
+		echo /bin/busybox
+	else
+		"$TOP/scripts/foreign.sh" "$KARCH" busybox-static >&2
+		echo "$("$TOP/scripts/foreign.sh" "$KARCH" --path)/bin/busybox"
+	fi
+}
 
 # tools/mm/allocinfo of the tree, static, at /usr/bin/allocinfo (trees
 # before the patch that adds it have none: make run then falls back to
@@ -22,22 +34,24 @@ BUSYBOX=/bin/busybox
 install_allocinfo() {
 	local root=$1 out=$BUILD/out/tools/
 	[[ -f $TREE/tools/mm/allocinfo.c ]] || return 0
+	[[ $KARCH == x86_64 ]] || out=$BUILD/out/tools-$KARCH/
 	mkdir -p "$out"
-	make -C "$TREE/tools/mm" OUTPUT="$out" LDFLAGS=-static ||
+	make -C "$TREE/tools/mm" OUTPUT="$out" CC="$(arch_cross "$KARCH")gcc" LDFLAGS=-static ||
 		die "tools/mm/allocinfo does not build"
 	install -m 0755 "$out/allocinfo" "$root/usr/bin/allocinfo"
 }
 
 stage_common() {
-	local root=$1 d
+	local root=$1 d busybox
 	for d in bin sbin usr/bin usr/sbin etc/allocprof opt/allocprof/bin \
 		proc sys dev tmp run root lib/modules kselftest; do
 		mkdir -p "$root/$d"
 	done
 	chmod 1777 "$root/tmp"
-	[[ $(ldd "$BUSYBOX" 2>&1 || true) == *"not a dynamic"* ]] ||
-		die "$BUSYBOX is not static (install busybox-static)"
-	install -m 0755 "$BUSYBOX" "$root/bin/busybox"
+	busybox=$(busybox_path)
+	[[ $(file -b "$busybox" 2>&1 || true) == *"statically linked"* ]] ||
+		die "$busybox is not static (install busybox-static)"
+	install -m 0755 "$busybox" "$root/bin/busybox"
 	install -m 0755 "$GUEST/init" "$root/init"
 	install -m 0644 "$GUEST/ktap.sh" "$root/etc/allocprof/ktap.sh"
 	install -m 0755 "$GUEST/ksft-run" "$GUEST/allocinfo-top" "$GUEST/allocprof-audit" \
@@ -58,17 +72,22 @@ make_base() {
 	local config=$1 with_ksft=${2:-} out stage
 	out=$(out_dir "$config")
 	[[ -d $out/modroot ]] || die "no modroot for '$config': build the kernel first (make kernel CONFIG=$config)"
+	KARCH=$(out_arch "$out")
+	local ksft console
+	ksft=$(kselftest_dir "$KARCH")
+	console=$(arch_console "$KARCH")
 	stage=$out/initramfs.stage
 	rm -rf "$stage"
 	mkdir -p "$stage/common" "$stage/ksft"
 	stage_common "$stage/common"
 	local -a dirs=("$stage/common" "$out/modroot")
-	if [[ $with_ksft == --kselftests && -d $BUILD/out/kselftest/install ]]; then
-		cp -a "$BUILD/out/kselftest/install/." "$stage/ksft/"
+	if [[ $with_ksft == --kselftests && -d $ksft/install ]]; then
+		cp -a "$ksft/install/." "$stage/ksft/"
 		dirs+=("$stage/ksft")
 	fi
 	"$TOP/scripts/mkcpio.py" "$out/initramfs.cpio" --node /dev/console:c:5:1:600 \
-		--node /dev/null:c:1:3:666 --node /dev/ttyS0:c:4:64:600 "${dirs[@]}"
+		--node /dev/null:c:1:3:666 \
+		--node "/dev/$console:c:$(arch_console_node "$KARCH"):600" "${dirs[@]}"
 	rm -rf "$stage"
 }
 

@@ -13,6 +13,10 @@ core options, checked satisfiable when it is generated) is a baseline, not a
 request: a later fragment's options may select or rule out some of its
 options (MEM_ALLOC_PROFILING selects PAGE_EXTENSION). Those are listed as
 changed, without failing.
+
+Options of another architecture than the final .config's (CONFIG_X86* on an
+arm64 kernel, CONFIG_ARM64* on an x86 one) are skipped and counted: the
+fragments every kernel shares may name one (NUMA's firmware option).
 """
 import re
 import sys
@@ -43,6 +47,17 @@ def parse(path):
     return opts
 
 
+# Option name prefixes that only an architecture's own Kconfig defines.
+ARCH_PREFIX = {'arm64': re.compile(r'^CONFIG_ARM64(_|$)'),
+               'x86': re.compile(r'^CONFIG_X86(_|$)')}
+
+
+def foreign(final):
+    """The prefix regexes of the architectures the final .config is not."""
+    mine = 'arm64' if final.get('CONFIG_ARM64') == 'y' else 'x86'
+    return [rx for arch, rx in ARCH_PREFIX.items() if arch != mine]
+
+
 def main(argv):
     warn_only = False
     if argv and argv[0] == '--warn':
@@ -63,6 +78,10 @@ def main(argv):
             origin[opt] = frag
     bad = []
     changed = []
+    other = foreign(final)
+    skipped = [o for o in wanted if any(rx.match(o) for rx in other)]
+    for opt in skipped:
+        del wanted[opt]
     for opt, val in wanted.items():
         got = final.get(opt)
         if got != val:
@@ -78,7 +97,9 @@ def main(argv):
     print(f'{len(wanted) - len(bad) - len(changed)}/{len(wanted)} requested '
           f'options are set as asked in {argv[0]}'
           + (f' ({len(changed)} of the generated baseline changed by later '
-             f'fragments)' if changed else ''))
+             f'fragments)' if changed else '')
+          + (f'; {len(skipped)} of another architecture skipped'
+             if skipped else ''))
     return 1 if bad and not warn_only else 0
 
 

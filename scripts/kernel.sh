@@ -6,7 +6,9 @@
 # Config = allnoconfig + merge_config.sh -m of configs/base.config, the
 # fragments NAME.config includes (a line "# include: other.config"), and
 # configs/NAME.config; then olddefconfig; then every requested option is
-# verified in the final .config.
+# verified in the final .config.  A fragment's "# arch: ARCH" line makes it
+# a kernel of that architecture (cross-compiled; configs/X.ARCH.config
+# stands in for each included X.config that has one, see scripts/lib.sh).
 #
 # Environment (used by bisect-check): SRC (source tree, default $BUILD/linux),
 # OUT (O= dir, default $BUILD/out/NAME), VERIFY=warn (report dropped options
@@ -20,10 +22,17 @@ OUT=${OUT:-$(out_dir "$NAME")}
 VERIFY=${VERIFY:-strict}
 LOG=$LOGS/build-${LOGNAME_SUFFIX:-$NAME}.log
 
-KCC=$(kernel_cc)
+# The architecture from the config's "# arch:" line (x86_64 by default),
+# cross-compiled with Debian's gcc-<arch>-linux-gnu where it is not the
+# host's.
+KARCH=$(config_arch "$NAME")
+CROSS=$(arch_cross "$KARCH")
+KCC=$(kernel_cc "$CROSS")
+HOSTKCC=$(kernel_cc)
 
 kmake() {
-	make -C "$SRC" O="$OUT" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" LOCALVERSION= \
+	make -C "$SRC" O="$OUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS" CC="$KCC" \
+		HOSTCC="$HOSTKCC" LOCALVERSION= \
 		KBUILD_BUILD_USER=allocprof KBUILD_BUILD_HOST=allocprof "$@"
 }
 
@@ -60,7 +69,7 @@ config_key() {
 		cat "${FRAGS[@]}"
 		git -C "$SRC" ls-files -s -- ':(glob)**/Kconfig*' ':(glob)Kconfig*'
 		git -C "$SRC" diff HEAD -- ':(glob)**/Kconfig*' ':(glob)Kconfig*'
-		gcc --version | head -n 1
+		${CROSS}gcc --version | head -n 1
 		sha256sum <"$OUT/.config"
 	} 2>&1 | sha256sum | cut -d' ' -f1
 }
@@ -71,7 +80,7 @@ config_is_current() {
 }
 
 build() {
-	kmake -j"$NPROC" bzImage modules
+	kmake -j"$NPROC" "$(arch_image_target "$KARCH")" modules
 }
 
 install_modules() {
@@ -105,7 +114,7 @@ main() {
 	# The page->flags layout the guests' tests expect (scripts/boot.sh).
 	[[ -n ${NO_MODROOT:-} ]] || run_logged "measuring the free page->flags bits of '$NAME'" "$LOG" \
 		bash -c '"$1" "$2" | tee "$2/.allocprof-page-flags"' _ "$TOP/scripts/page-flags-bits.sh" "$OUT"
-	say "kernel '$NAME' $(cat "$OUT/include/config/kernel.release") ready in $(fmt_secs $((SECONDS - start))): $(show_path "$OUT/arch/x86/boot/bzImage")"
+	say "kernel '$NAME' ($KARCH) $(cat "$OUT/include/config/kernel.release") ready in $(fmt_secs $((SECONDS - start))): $(show_path "$OUT/$(arch_image "$KARCH")")"
 }
 
 main

@@ -5,12 +5,24 @@
 #   .../<target>/tests.list    the programs to run (from kselftest-list.txt)
 #   $BUILD/out/kselftest/targets   the targets installed, one per line
 # Builds out of tree (O=$BUILD/out/kselftest), so the source tree stays clean.
+#
+#   kselftests.sh [ARCH]   ARCH (kernel name, default x86_64): for guests of
+#                          that architecture, cross-compiled, into
+#                          $BUILD/out/kselftest-ARCH (kselftest_dir)
+# The 32-bit programs of a target (CC32: the compat ioctl path) are built
+# with Debian's i686-linux-gnu-gcc for x86_64 when it is installed.
 . "$(dirname "$0")/lib.sh"
 
+KARCH=${1:-x86_64}
+CROSS=$(arch_cross "$KARCH")
 LIST=$TOP/tests/kselftests
-KOUT=$BUILD/out/kselftest
+KOUT=$(kselftest_dir "$KARCH")
 INSTALL=$KOUT/install
-LOG=$LOGS/build-kselftests.log
+LOG=$LOGS/build-kselftests$([[ $KARCH == x86_64 ]] || echo "-$KARCH").log
+CC32=
+if [[ $KARCH == x86_64 ]] && command -v i686-linux-gnu-gcc >/dev/null; then
+	CC32="i686-linux-gnu-gcc -static"
+fi
 
 wanted_targets() {
 	[[ -f $LIST ]] || return 0
@@ -18,14 +30,15 @@ wanted_targets() {
 }
 
 build_headers() {
-	make -C "$TREE" O="$KOUT" ARCH=x86_64 -s headers
+	make -C "$TREE" O="$KOUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS" -s headers
 }
 
 build_target() {
 	local t=$1 stage=$KOUT/stage-$1
 	rm -rf "$stage"
-	make -C "$TREE/tools/testing/selftests" O="$KOUT" ARCH=x86_64 \
-		CC="gcc -static" TARGETS="$t" KSFT_INSTALL_PATH="$stage" install
+	make -C "$TREE/tools/testing/selftests" O="$KOUT" ARCH="$KARCH" \
+		CROSS_COMPILE="$CROSS" CC="${CROSS}gcc -static" ${CC32:+CC32="$CC32"} \
+		TARGETS="$t" KSFT_INSTALL_PATH="$stage" install
 	[[ -d $stage/$t ]] || {
 		echo "kselftest target $t installed nothing"
 		return 1
@@ -50,9 +63,9 @@ main() {
 		present+=("$t")
 	done < <(wanted_targets)
 	((${#present[@]} > 0)) || return 0
-	run_logged "installing kernel headers for the kselftests" "$LOG" build_headers
+	run_logged "installing $KARCH kernel headers for the kselftests" "$LOG" build_headers
 	for t in "${present[@]}"; do
-		run_logged "building kselftest '$t' (static)" "$LOG" build_target "$t"
+		run_logged "building kselftest '$t' ($KARCH, static)" "$LOG" build_target "$t"
 		echo "$t" >>"$KOUT/targets"
 	done
 }

@@ -25,10 +25,11 @@ NPROC=$(nproc)
 # preprocessor run and a store: a cold profiling build took about 37
 # CPU-minutes through ccache and 32 without.
 kernel_cc() {
+	local cc=${1:-}gcc
 	if [[ ${CCACHE:-1} != 0 ]] && command -v ccache >/dev/null; then
-		echo "ccache gcc"
+		echo "ccache $cc"
 	else
-		echo gcc
+		echo "$cc"
 	fi
 }
 
@@ -140,22 +141,92 @@ debian_user_config() {
 # Names of the configs: base.config is merged into every one of them.
 config_file() { printf '%s/configs/%s.config\n' "$TOP" "$1"; }
 
-# Fragments for NAME, in merge order: base, includes (recursively), NAME.
+# The architecture of config NAME: the "# arch: ARCH" line of its fragment
+# (kernel ARCH names: x86_64, arm64, i386), x86_64 without one.
+config_arch() {
+	local a
+	a=$(sed -n 's/^#[[:space:]]*arch:[[:space:]]*\([a-z0-9_]*\).*/\1/p' "$(config_file "$1")" 2>/dev/null | head -n 1)
+	printf '%s\n' "${a:-x86_64}"
+}
+
+# The fragment NAME stands for on ARCH: configs/NAME.ARCH.config when there
+# is one (what differs by architecture: the console, NUMA's firmware
+# option, Debian's values of the core options), else configs/NAME.config.
+arch_fragment() {
+	local name=$1 arch=$2
+	if [[ $arch != x86_64 && -f $TOP/configs/$name.$arch.config ]]; then
+		printf '%s/configs/%s.%s.config\n' "$TOP" "$name" "$arch"
+	else
+		config_file "$name"
+	fi
+}
+
+# Fragments for NAME on ARCH, in merge order: includes (recursively), NAME.
 resolve_fragments() {
-	local name=$1 file inc
-	file=$(config_file "$name")
+	local name=$1 arch=$2 file inc
+	file=$(arch_fragment "$name" "$arch")
 	[[ -f $file ]] || die "no config fragment $(show_path "$file") (configs: $(cd "$TOP/configs" && ls -- *.config | sed 's/\.config$//' | tr '\n' ' '))"
 	for inc in $(sed -n 's/^#[[:space:]]*include:[[:space:]]*\([^[:space:]]*\)\.config.*/\1/p' "$file"); do
-		resolve_fragments "$inc"
+		resolve_fragments "$inc" "$arch"
 	done
 	printf '%s\n' "$file"
 }
 
+# Every fragment of config NAME: base (and base.ARCH), then NAME's.
 fragments_for() {
+	local arch
+	arch=$(config_arch "$1")
 	{
 		config_file base
-		resolve_fragments "$1"
+		[[ $arch == x86_64 || ! -f $TOP/configs/base.$arch.config ]] ||
+			printf '%s/configs/base.%s.config\n' "$TOP" "$arch"
+		resolve_fragments "$1" "$arch"
 	} | awk '!seen[$0]++'
+}
+
+# What building and booting for kernel ARCH takes: the cross compiler
+# prefix, the image make target and where it lands, QEMU, the serial
+# console device (and its char device major:minor for the initramfs).
+arch_cross() {
+	case $1 in
+	arm64) echo aarch64-linux-gnu- ;;
+	*) echo "" ;;
+	esac
+}
+arch_image_target() {
+	case $1 in
+	arm64) echo Image ;;
+	*) echo bzImage ;;
+	esac
+}
+arch_image() {
+	case $1 in
+	arm64) echo arch/arm64/boot/Image ;;
+	*) echo arch/x86/boot/bzImage ;;
+	esac
+}
+arch_console() {
+	case $1 in
+	arm64) echo ttyAMA0 ;;
+	*) echo ttyS0 ;;
+	esac
+}
+arch_console_node() {
+	case $1 in
+	arm64) echo 204:64 ;;
+	*) echo 4:64 ;;
+	esac
+}
+
+# The architecture of a configured O= directory (from its .config).
+out_arch() {
+	if grep -q '^CONFIG_ARM64=y' "$1/.config" 2>/dev/null; then
+		echo arm64
+	elif grep -q '^CONFIG_X86_32=y' "$1/.config" 2>/dev/null; then
+		echo i386
+	else
+		echo x86_64
+	fi
 }
 
 # status_value FILE KEY: the value of a KEY=value line of a status file
@@ -165,3 +236,12 @@ status_value() {
 }
 
 out_dir() { printf '%s/out/%s\n' "$BUILD" "$1"; }
+
+# Where scripts/kselftests.sh puts the kselftests of kernel ARCH.
+kselftest_dir() {
+	if [[ ${1:-x86_64} == x86_64 ]]; then
+		printf '%s/out/kselftest\n' "$BUILD"
+	else
+		printf '%s/out/kselftest-%s\n' "$BUILD" "$1"
+	fi
+}

@@ -37,14 +37,16 @@ MODULE_LICENSE("GPL");
 EOF
 echo 'obj-m := probe.o' >"$PROBE/Kbuild"
 
-make -s -C "$OUT" M="$PROBE" ARCH=x86_64 modules >"$PROBE/build.log" 2>&1 || {
+KARCH=$(out_arch "$OUT")
+CROSS=$(arch_cross "$KARCH")
+make -s -C "$OUT" M="$PROBE" ARCH="$KARCH" CROSS_COMPILE="$CROSS" modules >"$PROBE/build.log" 2>&1 || {
 	cat "$PROBE/build.log" >&2
 	die "the page flags probe does not build against $(show_path "$OUT")"
 }
 
 size_of() {
 	local hex
-	hex=$(nm "$PROBE/probe.o" | awk -v s="$1" '$3 == s { print $1 }')
+	hex=$("${CROSS}nm" "$PROBE/probe.o" | awk -v s="$1" '$3 == s { print $1 }')
 	[[ -n $hex ]] && echo $((16#$hex))
 }
 
@@ -53,4 +55,6 @@ nrf=$(size_of probe_nr_pageflags)
 [[ -n $free && -n $nrf ]] || die "cannot read the probe's symbols"
 # The index field takes at most 32 bits (struct alloc_tag's u32 ref_idx).
 width=$((free < 32 ? free : 32))
-echo "free_bits=$free nr_pageflags=$nrf used_above=$((64 - free - nrf)) capacity=$(((1 << width) - 1))"
+long=64
+[[ $KARCH == i386 ]] && long=32
+echo "free_bits=$free nr_pageflags=$nrf used_above=$((long - free - nrf)) capacity=$(((1 << width) - 1))"

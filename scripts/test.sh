@@ -52,7 +52,8 @@ wants_config() {
 }
 
 main_boot() {
-	local config=$1 script kunit=0 targets
+	local config=$1 script kunit=0 targets ksft
+	ksft=$(kselftest_dir "$(config_arch "$config")")
 	script=$(out_dir "$config")/run-main.sh
 	cat >"$script" <<-'EOS'
 		# main test boot: KUnit ran at boot; now the kselftests
@@ -61,8 +62,8 @@ main_boot() {
 	config_has "$config" CONFIG_KUNIT=y && kunit=1
 	# "target=prog+prog,...": the programs each target must report.
 	targets=$(while read -r t; do
-		echo "$t=$(paste -sd+ "$BUILD/out/kselftest/install/kselftest/$t/tests.list")"
-	done <"$BUILD/out/kselftest/targets" | paste -sd,)
+		echo "$t=$(paste -sd+ "$ksft/install/kselftest/$t/tests.list")"
+	done <"$ksft/targets" | paste -sd,)
 	BOOT_APPEND="" TIMEOUT=${USER_TIMEOUT:-} "$TOP/scripts/boot.sh" "$config" main "$script"
 	manifest "$config" main main "$LOGS/$config-main.log" "$LOGS/$config-main.status" \
 		"$kunit" "${targets:--}"
@@ -239,6 +240,12 @@ main() {
 	if ! "$TOP/scripts/kselftests.sh"; then
 		setup_failed kselftests-build
 	fi
+	# The kselftests of the other architectures of CONFIGS (cross-built).
+	local arch
+	for arch in $(for config in $CONFIGS; do config_arch "$config"; done | sort -u); do
+		[[ $arch == x86_64 ]] && continue
+		"$TOP/scripts/kselftests.sh" "$arch" || setup_failed "kselftests-build-$arch"
+	done
 	if [[ $SUITE != long && -z ${BOOT_TESTS:-} ]]; then
 		host_tests
 		harness_tests
