@@ -21,7 +21,7 @@
 
 BUILD ?= $(CURDIR)/build
 CONFIG ?= profiling
-# CONFIGS: empty = scripts/test.sh's default (make test: debug profiling off).
+# CONFIGS: empty = scripts/test.sh's default (make test: debug profiling arm64 off).
 CONFIGS ?=
 BISECT ?= 1
 

@@ -10,7 +10,8 @@
 # Status: $BUILD/logs/CONFIG-RUN_NAME.status (qemu_status, timed_out,
 #         seconds, timeout, guest_exit)
 # Environment: APPEND (user kernel parameters), BOOT_APPEND (from a boot
-# test header), OVERLAY, SMP (2), MEM (1G), TIMEOUT (seconds; default 600
+# test header), OVERLAY, SMP (2), MEM (1G), TIMEOUT (seconds, three times as
+# many for arm64; default 600
 # for debug, 300 otherwise), ICOUNT=1 (-icount shift=0,sleep=off, one vCPU),
 # TCG_THREAD (single: all vCPUs in one host thread, the default; multi),
 # INTERACTIVE=1 (console on the terminal, no timeout), QEMU_EXTRA (more
@@ -49,6 +50,11 @@ if [[ -z ${TIMEOUT:-} ]]; then
 	if [[ $CONFIG == debug ]]; then TIMEOUT=600; else TIMEOUT=300; fi
 fi
 [[ $TIMEOUT =~ ^[0-9]+$ ]] || die "TIMEOUT=$TIMEOUT is not a number of seconds"
+# TIMEOUT is in seconds of an x86 guest: QEMU runs an arm64 guest on an
+# x86 host about three times slower.
+if grep -q '^CONFIG_ARM64=y' "$OUT/.config" 2>/dev/null; then
+	TIMEOUT=$((TIMEOUT * 3))
+fi
 [[ $SMP =~ ^[0-9]+$ ]] || die "SMP=$SMP is not a number"
 
 kernel_release() { cat "$OUT/include/config/kernel.release"; }
@@ -119,10 +125,9 @@ qemu_cmd() {
 	local mem=$MEM
 	[[ -n ${VIRTIO_MEM:-} ]] && kconfig_has CONFIG_VIRTIO_MEM &&
 		mem="$MEM,maxmem=$(($(mem_mib) + $(MEM=$VIRTIO_MEM mem_mib)))M"
-	local qemu=qemu-system-x86_64 machine=q35
-	if [[ $KARCH == arm64 ]]; then
-		qemu=qemu-system-aarch64 machine=virt cpu=max
-	fi
+	local qemu machine=q35
+	qemu=$(arch_qemu "$KARCH")
+	[[ $KARCH == arm64 ]] && machine=virt cpu=max
 	QEMU=("$qemu" -machine "$machine" -cpu "$cpu" -smp "$smp" -m "$mem"
 		-nodefaults -no-user-config -nographic -serial mon:stdio -no-reboot
 		-kernel "$OUT/$(arch_image "$KARCH")" -initrd "$INITRD"

@@ -36,7 +36,7 @@ install_allocinfo() {
 	[[ -f $TREE/tools/mm/allocinfo.c ]] || return 0
 	[[ $KARCH == x86_64 ]] || out=$BUILD/out/tools-$KARCH/
 	mkdir -p "$out"
-	make -C "$TREE/tools/mm" OUTPUT="$out" CC="$(arch_cross "$KARCH")gcc" LDFLAGS=-static ||
+	make -C "$TREE/tools/mm" OUTPUT="$out" CC="$(arch_user_cross "$KARCH")gcc" LDFLAGS=-static ||
 		die "tools/mm/allocinfo does not build"
 	install -m 0755 "$out/allocinfo" "$root/usr/bin/allocinfo"
 }

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 KARCH=${1:-x86_64}
-CROSS=$(arch_cross "$KARCH")
+CROSS=$(arch_user_cross "$KARCH")
 LIST=$TOP/tests/kselftests
 KOUT=$(kselftest_dir "$KARCH")
 INSTALL=$KOUT/install

@@ -193,6 +193,22 @@ arch_cross() {
 	*) echo "" ;;
 	esac
 }
+# The prefix of the compiler of user-space programs for ARCH (the host gcc
+# builds i386 kernels, not static i386 programs: Debian's
+# gcc-i686-linux-gnu does).
+arch_user_cross() {
+	case $1 in
+	i386) echo i686-linux-gnu- ;;
+	*) arch_cross "$1" ;;
+	esac
+}
+arch_qemu() {
+	case $1 in
+	arm64) echo qemu-system-aarch64 ;;
+	i386) echo qemu-system-i386 ;;
+	*) echo qemu-system-x86_64 ;;
+	esac
+}
 arch_image_target() {
 	case $1 in
 	arm64) echo Image ;;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# make test: for each config of CONFIGS (default: debug profiling off) build
+# make test: for each config of CONFIGS (default: debug profiling arm64 off) build
 # the kernel, boot the main test boot (KUnit at boot + kselftests) and every
 # boot test of tests/boot/ meant for that config, then report one line per
 # test and "N passed, N failed, N skipped" last. Exit 1 on any failure.
@@ -15,7 +15,7 @@
 
 SUITE=${SUITE:-short}
 case $SUITE in
-short | all) CONFIGS=${CONFIGS:-debug profiling off} ;;
+short | all) CONFIGS=${CONFIGS:-debug profiling arm64 off} ;;
 long) CONFIGS=${CONFIGS:-debug profiling} ;;
 *) die "SUITE=$SUITE: one of short, long, all" ;;
 esac
