@@ -10,6 +10,7 @@
 #   make churn     lines the series adds and later removes again (rework left in it)
 #   make mutation-check  break each accounting family on purpose: make test must fail
 #   make build-check  x86_64_defconfig +/- profiling: no new warnings vs stock
+#   make arch-check   arm64 16K/64K pages, i386 (PAE and not), clang: build, KUnit, kselftests
 #   make distro-check Debian's cloud-amd64 and amd64 configs: build, compare, boot
 #   make bench     instruction counts vs stock 6.1, peers and upstream 6.12 (QEMU icount)
 #   make bench-trace  the instructions of one allocation/free pair, per function
@@ -33,18 +34,18 @@ override APPEND := $(value APPEND)
 
 # Passed to the scripts through the environment (empty = default).
 export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT TCG_THREAD PREBUILD CCACHE BOOT_TESTS BISECT_FROM BISECT_UNLOAD BISECT_PREFIXES BISECT_CONFIG BISECT_FORCE \
-	HOST_TESTS SUITE BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT DEB_FLAVOUR DEBIAN_KERNEL DEBIAN_FRESH TRACE_SKIP TRACE_TAG
+	HOST_TESTS SUITE BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT DEB_FLAVOUR DEBIAN_KERNEL DEBIAN_FRESH ARCH_CHECK_CONFIGS TRACE_SKIP TRACE_TAG
 
 S := $(CURDIR)/scripts
 
 .PHONY: all help deps tree kernel run shell test test-long check check-fast bisect-check churn \
 	export export-check initramfs kselftests build-check bench bench-trace mutation-check \
-	print-vars distro-check deb debian-boot
+	print-vars distro-check deb debian-boot arch-check
 
 all: help
 
 help:
-	@sed -n '3,19p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,20p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -90,6 +91,9 @@ check-fast:
 build-check:
 	@$(S)/tree.sh ensure
 	@$(S)/build-check.sh
+
+arch-check:
+	@$(S)/arch-check.sh
 
 distro-check:
 	@$(S)/distro-check.sh

@@ -29,10 +29,19 @@ KARCH=$(config_arch "$NAME")
 CROSS=$(arch_cross "$KARCH")
 KCC=$(kernel_cc "$CROSS")
 HOSTKCC=$(kernel_cc)
+# "# toolchain: llvm": clang and LLVM's binutils (LLVM=1, which finds the
+# target from ARCH).
+LLVM_ARGS=()
+if [[ $(config_toolchain "$NAME") == llvm ]]; then
+	CROSS=""
+	KCC=$(kernel_cc "" | sed 's/gcc$/clang/')
+	HOSTKCC=$KCC
+	LLVM_ARGS=(LLVM=1)
+fi
 
 kmake() {
 	make -C "$SRC" O="$OUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS" CC="$KCC" \
-		HOSTCC="$HOSTKCC" LOCALVERSION= \
+		HOSTCC="$HOSTKCC" "${LLVM_ARGS[@]}" LOCALVERSION= \
 		KBUILD_BUILD_USER=allocprof KBUILD_BUILD_HOST=allocprof "$@"
 }
 
@@ -69,7 +78,7 @@ config_key() {
 		cat "${FRAGS[@]}"
 		git -C "$SRC" ls-files -s -- ':(glob)**/Kconfig*' ':(glob)Kconfig*'
 		git -C "$SRC" diff HEAD -- ':(glob)**/Kconfig*' ':(glob)Kconfig*'
-		${CROSS}gcc --version | head -n 1
+		${KCC##* } --version | head -n 1
 		sha256sum <"$OUT/.config"
 	} 2>&1 | sha256sum | cut -d' ' -f1
 }

@@ -149,6 +149,14 @@ config_arch() {
 	printf '%s\n' "${a:-x86_64}"
 }
 
+# The toolchain of config NAME: "llvm" for a "# toolchain: llvm" line
+# (clang and LLVM's tools, LLVM=1), "gcc" without one.
+config_toolchain() {
+	local t
+	t=$(sed -n 's/^#[[:space:]]*toolchain:[[:space:]]*\([a-z0-9_]*\).*/\1/p' "$(config_file "$1")" 2>/dev/null | head -n 1)
+	printf '%s\n' "${t:-gcc}"
+}
+
 # The fragment NAME stands for on ARCH: configs/NAME.ARCH.config when there
 # is one (what differs by architecture: the console, NUMA's firmware
 # option, Debian's values of the core options), else configs/NAME.config.
