@@ -4,8 +4,8 @@
 usage: arch-check-report.py BUILDS_TSV LOGDIR OUTDIR TEST_SUMMARY
 
 BUILDS_TSV: config, arch, toolchain, build seconds, warnings, warnings in
-files the series changes (one line per config). From each config's main
-boot log (LOGDIR/<config>-main.log): the page reference mode, the call
+files the series changes (one line per config). From each config's boot
+log (LOGDIR/<config>-main.log, or -arch-kunit.log): the page reference mode, the call
 sites of vmlinux, the page size; from TEST_SUMMARY (make test's lines
 "config: name: ok|FAIL|SKIP"): passed, failed and skipped KUnit cases and
 kselftests.
@@ -40,6 +40,8 @@ def main(argv):
     for line in open(builds):
         config, arch, tc, secs, nwarn, new = line.rstrip('\n').split('\t')
         log = os.path.join(logdir, f'{config}-main.log')
+        if not os.path.exists(log):
+            log = os.path.join(logdir, f'{config}-arch-kunit.log')
         text = open(log, errors='replace').read().replace('\r', '') if os.path.exists(log) else ''
         m = PAGE_REFS.search(text)
         refs = m.group(1) if m else '?'
