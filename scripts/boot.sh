@@ -87,7 +87,11 @@ make_disks() {
 		die "mkfs.ext4 $DISK failed"
 	truncate -s "${SWAP_MB:-256}M" "$SWAPDISK"
 	# (It warns that a file with holes may be refused: the guest sees a disk.)
-	mkswap -L swap "$SWAPDISK" >/dev/null 2>&1 || die "mkswap $SWAPDISK failed"
+	# (With the guest's page size: a swap header is one page.)
+	local pagesize=4096
+	kconfig_has CONFIG_ARM64_16K_PAGES && pagesize=16384
+	kconfig_has CONFIG_ARM64_64K_PAGES && pagesize=65536
+	mkswap -L swap --pagesize "$pagesize" "$SWAPDISK" >/dev/null 2>&1 || die "mkswap $SWAPDISK failed"
 }
 
 make_initrd() {
@@ -122,6 +126,9 @@ qemu_cmd() {
 	# "wild-memory-access" in the IRQ handler (1 boot in ~100 under TCG).
 	local cpu=max
 	kconfig_has CONFIG_KASAN && cpu=max,la57=off
+	# i386: TCG's "max" CPU says AuthenticAMD, family 6, which a 32-bit
+	# kernel takes for an Athlon without SMP support (a WARNING at boot).
+	[[ $KARCH == i386 ]] && cpu=max,vendor=GenuineIntel
 	local mem=$MEM
 	[[ -n ${VIRTIO_MEM:-} ]] && kconfig_has CONFIG_VIRTIO_MEM &&
 		mem="$MEM,maxmem=$(($(mem_mib) + $(MEM=$VIRTIO_MEM mem_mib)))M"
