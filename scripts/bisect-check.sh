@@ -86,6 +86,10 @@ unload_check() {
 
 main() {
 	local start=$SECONDS n=0 total commit patch tree ran=0 known=0
+	# The worktree is ours until the walk ends (scripts/check.sh).
+	exec 8>"$BUILD/bisect.lock"
+	flock -n 8 || die "another make bisect-check (or make check) is using $(show_path "$WORKTREE")"
+	export BISECT_LOCK_HELD=1
 	"$TOP/scripts/check.sh" --apply-only
 	total=$(wc -l <"$COMMITS")
 	if ((total == 0)); then

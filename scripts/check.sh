@@ -136,9 +136,21 @@ check_cover() {
 	say "cover letter: [PATCH 0/$total], shortlog and numbering match patches/series"
 }
 
+# The worktree is make bisect-check's too, which checks out one prefix
+# after another in it for hours: a make check meanwhile would switch the
+# sources under its build. bisect-check holds $BUILD/bisect.lock while it
+# runs (and calls --apply-only itself, with BISECT_LOCK_HELD=1).
+lock_worktree() {
+	[[ ${BISECT_LOCK_HELD:-0} == 1 ]] && return 0
+	exec 8>"$BUILD/bisect.lock"
+	flock -n 8 ||
+		die "make bisect-check is running in $(show_path "$WORKTREE"): run make check after it (or BUILD= another directory)"
+}
+
 main() {
 	: >"$LOG"
 	APPLY_FAILED=
+	lock_worktree
 	"$TOP/scripts/tree.sh" ensure
 	say "applying the series to the base in $(show_path "$WORKTREE") (log: $(show_path "$LOG"))"
 	ensure_worktree
