@@ -460,7 +460,7 @@ case_stacks_bad() {
 
 case_capture_usage() {
 	for args in "capture --stop" "capture --module m" "capture a.c:1 --clear" \
-		    "capture a.c" "capture a.c:0" "capture :3" "capture a.c:x" \
+		    "capture a.c" "capture :3" "capture a.c:x" \
 		    "capture a.c:1 -f x" "capture a.c:1 --json" "stacks --module m" \
 		    "capture a.c:1 b.c:2" "stacks a.c:1 --stop"; do
 		# shellcheck disable=SC2086
@@ -762,6 +762,11 @@ EOF
 	ai -f "$T/v27.txt" --json
 	expect_rc 0 "version 2.7, unknown key:value"
 	eq "2.7 accurate:yes" "$(json_get 'd["version"], d["sites"][0]["accurate"]')" "('2.7', True)"
+	# Line 0: the tag of a whole file (CONFIG_MEM_ALLOC_PROFILING_FILTER).
+	printf 'allocinfo - version: 2.0\n#     <size>  <calls> <tag info>\n 4096 3 drivers/x.c:0 [x] func:(file)\n' >"$T/file.txt"
+	ai -f "$T/file.txt" --json
+	expect_rc 0 "a file's tag at line 0"
+	eq "line 0 site" "$(json_get '[(s["file"], s["line"], s["function"], s["bytes"]) for s in d["sites"]]')" "[('drivers/x.c', 0, '(file)', 4096)]"
 }
 
 # malformed NAME LINENO CONTENT (printf format)
@@ -798,7 +803,6 @@ case_malformed() {
 	malformed "missing func: after module" 4 "$H"' 1 1 a.c:1 [m] f\n'
 	malformed "missing :line" 4 "$H"' 1 1 a.c func:f\n'
 	malformed "missing file:line" 4 "$H"' 1 1 func:f\n'
-	malformed "line number zero" 4 "$H"' 1 1 a.c:0 func:f\n'
 	malformed "line number negative" 4 "$H"' 1 1 a.c:-3 func:f\n'
 	malformed "line number not decimal" 4 "$H"' 1 1 a.c:0x10 func:f\n'
 	malformed "line number too large" 4 "$H"' 1 1 a.c:4294967296 func:f\n'
