@@ -253,6 +253,7 @@ class Report:
     def __init__(self):
         self.results = []  # (config, name, state)
         self.details = []  # (config, name, [lines])
+        self.skip_why = {}  # (config, name) -> the directive of a skip
 
     def add(self, config, name, state, detail=None):
         self.results.append((config, name, state))
@@ -354,6 +355,8 @@ def report_ktap(rep, config, prefix, doc_lines, log, lines):
                      excerpt_around(lines, idx, before=12, after=2))
         else:
             rep.add(config, name, state)
+            if state == 'SKIP':
+                rep.skip_why[(config, name)] = r.directive
     for name, why in problems:
         rep.fail(config, name, f'malformed result: {why}', log)
     return tops, results
@@ -513,12 +516,20 @@ def summary(manifest, summary_file):
     with open(manifest) as f:
         entries = [line.rstrip('\n').split('\t') for line in f if line.strip()]
     feature = {}
+    allow = {}  # config -> the skips it allows (configs/NAME.config)
     for e in entries:
         config, kind = e[0], e[1]
         if config not in configs:
             configs.append(config)
         if kind == 'feature':
             feature[config] = e[2] != 'none'
+            continue
+        if kind == 'allow-skip':
+            try:
+                allow.setdefault(config, []).append(re.compile(e[2]))
+            except re.error as err:
+                rep.fail(config, 'allow-skip', f'configs/{config}.config: allow-skip '
+                         f'{e[2]!r} is not a regular expression: {err}')
             continue
         if kind == 'build':
             log, state = e[2], e[3]
@@ -550,6 +561,9 @@ def summary(manifest, summary_file):
     # A skip is for a config without the feature (off); in one with it,
     # whatever the test missed (a module, a tool, a cgroup) is a failure.
     for i, (c, n, s) in enumerate(rep.results):
+        why = f"{n} # {rep.skip_why.get((c, n), '')}"
+        if s == 'SKIP' and any(p.search(why) for p in allow.get(c, [])):
+            continue
         if s == 'SKIP' and feature.get(c, True):
             rep.results[i] = (c, n, 'FAIL')
             rep.details.append((c, n, ['skipped in a config that has memory allocation '

@@ -196,7 +196,7 @@ build_config() {
 }
 
 test_config() {
-	local config=$1 next=${2:-} start=$SECONDS
+	local config=$1 next=${2:-} start=$SECONDS pattern
 	say "==== config '$config' ===="
 	if ! build_config "$config"; then
 		manifest "$config" build "$LOGS/build-$config.log" fail
@@ -209,6 +209,9 @@ test_config() {
 	# test be skipped (scripts/report.py).
 	if config_has "$config" CONFIG_MEM_ALLOC_PROFILING=y; then
 		manifest "$config" feature profiling
+		while IFS= read -r pattern; do
+			[[ -z $pattern ]] || manifest "$config" allow-skip "$pattern"
+		done < <(config_allow_skips "$config")
 	else
 		manifest "$config" feature none
 	fi
