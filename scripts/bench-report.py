@@ -80,6 +80,8 @@ def base_of(row):
         return "deb-up-stock"
     if row.startswith("deb-"):
         return "deb-stock"
+    if row.startswith("arm64-"):
+        return "arm64-stock"
     return "up-stock" if row.startswith("up-") else "stock"
 
 
@@ -163,7 +165,8 @@ def main():
                "`-icount shift=0,sleep=off`, one vCPU, best of 5 runs of "
                "20000 pairs; 2000 for vmalloc). Ratios against stock 6.1 "
                "built from the same config; the upstream rows against "
-               "upstream 6.12 built from the same config.")
+               "upstream 6.12 built from the same config; the arm64 rows "
+               "(QEMU's virt machine, -cpu max) against stock 6.1 for arm64.")
     out.append("")
     out.append("| row | " + " | ".join(c[1] for c in CASES) + " |")
     out.append("|---|" + "---|" * len(CASES))

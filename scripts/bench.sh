@@ -22,9 +22,11 @@
 #   bench-up-on   upstream 6.12 with its profiling
 #   bench-deb-*   the same kernels with Debian's page->flags layout
 #                 (configs/bench-deb.config: no free bit, page_ext mode)
+#   bench-arm64-* stock 6.1 and the series for arm64 (cross-built, QEMU's
+#                 virt machine, icount: the allocator pairs only)
 # BENCH_ROWS="stock enabled ..." runs a subset (stock is always run; any
 # upstream row brings up-stock along, the base of its ratios; a deb- row
-# deb-stock, a deb-up- row deb-up-stock).
+# deb-stock, a deb-up- row deb-up-stock, an arm64- row arm64-stock).
 . "$(dirname "$0")/lib.sh"
 
 BENCH=$BUILD/bench
@@ -47,6 +49,7 @@ capture-other|bench-on||capture-other|enabled, another site captured (capture ke
 capture|bench-on||capture|enabled, the site of bitmap_alloc captured (bitmap_alloc 64 recorded)
 pageext|bench-on|sysctl.vm.mem_profiling=1,page_ext||enabled, page_ext references
 compressed|bench-on|sysctl.vm.mem_profiling=1,compressed||enabled, compressed references
+noslab|bench-on|sysctl.vm.mem_profiling=1,noslab||enabled, the slab family left out
 peers-off|bench-peers|||peers compiled in, all off
 page_owner|bench-peers|page_owner=on||page_owner=on
 slub_debug|bench-stock|slub_debug=U||slub_debug=U
@@ -64,6 +67,9 @@ deb-enabled|bench-deb-on|||Debian layout: enabled (page_ext)
 deb-up-stock|bench-deb-up|||Debian layout: upstream 6.12, no profiling
 deb-up-disabled|bench-deb-up-on|sysctl.vm.mem_profiling=0||Debian layout: upstream 6.12, disabled
 deb-up-enabled|bench-deb-up-on|||Debian layout: upstream 6.12, enabled (page_ext)
+arm64-stock|bench-arm64-stock|||arm64: stock 6.1
+arm64-disabled|bench-arm64-on|sysctl.vm.mem_profiling=0||arm64: compiled in, disabled at boot
+arm64-enabled|bench-arm64-on|||arm64: enabled (page->flags references)
 '
 # Rows whose reads of the profile are also measured, with READ_CPUS
 # possible CPUs (the counters of every site are summed over the possible
@@ -100,13 +106,14 @@ select_rows() {
 		[[ " $want " == *" up-"* ]] && echo up-stock
 		[[ " $want " == *" deb-"* ]] && echo deb-stock
 		[[ " $want " == *" deb-up-"* ]] && echo deb-up-stock
+		[[ " $want " == *" arm64-"* ]] && echo arm64-stock
 		tr ' ' '\n' <<<"$want"
 	} | awk 'NF && !seen[$0]++'
 }
 
 src_of() {
 	case $1 in
-	bench-stock | bench-peers | bench-deb-stock) echo "$STOCK_SRC" ;;
+	bench-stock | bench-peers | bench-deb-stock | bench-arm64-stock) echo "$STOCK_SRC" ;;
 	bench-up | bench-up-on | bench-deb-up | bench-deb-up-on) echo "$UP_SRC" ;;
 	*) echo "$TREE" ;;
 	esac
@@ -148,12 +155,15 @@ prepare_upstream_src() {
 }
 
 build_module() {
-	local out=$1 dir=$2
+	local out=$1 dir=$2 arch cross
+	arch=$(out_arch "$out")
+	cross=$(arch_cross "$arch")
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp "$TOP/bench/alloc_tag_bench.c" "$TOP/bench/readbench_sites.c" "$dir/"
 	echo 'obj-m := alloc_tag_bench.o readbench_sites.o' >"$dir/Kbuild"
-	make -C "$out" M="$dir" ARCH=x86_64 CC="$KCC" HOSTCC="$KCC" modules
+	make -C "$out" M="$dir" ARCH="$arch" CROSS_COMPILE="$cross" \
+		CC="$(kernel_cc "$cross")" HOSTCC="$KCC" modules
 }
 
 # The guest programs of the bench, into $BENCH/bin: bench/readbench.c,
@@ -195,7 +205,13 @@ build_kernel() {
 	run_logged "bench module for $name" "$LOGS/bench-module-$name.log" \
 		build_module "$out" "$BENCH/module-$name"
 	rm -rf "$BENCH/overlay-$name"
-	cp -a "$BENCH/bin" "$BENCH/overlay-$name"
+	if [[ $(out_arch "$out") == x86_64 ]]; then
+		cp -a "$BENCH/bin" "$BENCH/overlay-$name"
+	else
+		# Other architectures run the allocator pairs only (the bench
+		# module): no guest program.
+		mkdir -p "$BENCH/overlay-$name/opt/bench"
+	fi
 	cp "$BENCH/module-$name/alloc_tag_bench.ko" \
 		"$BENCH/module-$name/readbench_sites.ko" "$TOP/scripts/guest/bench.sh" \
 		"$BENCH/overlay-$name/opt/bench/"
