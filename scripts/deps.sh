@@ -20,7 +20,8 @@
 # gcc-i686-linux-gnu, libc6-dev-i386-cross: the 32-bit build of the ioctl
 # kselftest, a compat caller (not gcc-multilib: Debian 12's conflicts with
 # the cross compilers); gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
-# qemu-system-arm: the arm64 guests; debhelper, dpkg-dev, fakeroot,
+# qemu-system-arm: the arm64 guests; gcc-arm-linux-gnueabihf,
+# libc6-dev-armhf-cross: the 32-bit ARM caller of the ioctls on arm64; debhelper, dpkg-dev, fakeroot,
 # lintian: make deb; debootstrap: make debian-boot)
 PACKAGES=(
 	qemu-system-x86 busybox-static ccache flex bison libelf-dev libssl-dev
@@ -28,7 +29,8 @@ PACKAGES=(
 	python3-ply python3-git prometheus python3-sphinx python3-sphinx-rtd-theme
 	e2fsprogs util-linux linux-config-6.1 lz4 openssl rt-tests
 	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-aarch64-linux-gnu
-	libc6-dev-arm64-cross qemu-system-arm
+	libc6-dev-arm64-cross qemu-system-arm gcc-arm-linux-gnueabihf
+	libc6-dev-armhf-cross
 	debhelper dpkg-dev fakeroot lintian debootstrap file
 )
 SOURCE_PKG=linux-source-6.1

@@ -10,7 +10,9 @@
 #                          that architecture, cross-compiled, into
 #                          $BUILD/out/kselftest-ARCH (kselftest_dir)
 # The 32-bit programs of a target (CC32: the compat ioctl path) are built
-# with Debian's i686-linux-gnu-gcc for x86_64 when it is installed.
+# with Debian's i686-linux-gnu-gcc for x86_64 and arm-linux-gnueabihf-gcc
+# for arm64 (AArch32 callers of an arm64 kernel) when they are installed
+# (make deps installs both).
 . "$(dirname "$0")/lib.sh"
 
 KARCH=${1:-x86_64}
@@ -22,6 +24,10 @@ LOG=$LOGS/build-kselftests$([[ $KARCH == x86_64 ]] || echo "-$KARCH").log
 CC32=
 if [[ $KARCH == x86_64 ]] && command -v i686-linux-gnu-gcc >/dev/null; then
 	CC32="i686-linux-gnu-gcc -static"
+elif [[ $KARCH == arm64 ]] && command -v arm-linux-gnueabihf-gcc >/dev/null; then
+	# The 32-bit ARM user API headers of the tree go first: arm64's
+	# <asm/...> are not those of an AArch32 program.
+	CC32="arm-linux-gnueabihf-gcc -static -isystem $KOUT/arm32-headers/usr/include"
 fi
 
 wanted_targets() {
@@ -31,6 +37,9 @@ wanted_targets() {
 
 build_headers() {
 	make -C "$TREE" O="$KOUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS" -s headers
+	if [[ $KARCH == arm64 && -n $CC32 ]]; then
+		make -C "$TREE" O="$KOUT/arm32-headers" ARCH=arm -s headers
+	fi
 }
 
 build_target() {
