@@ -11,7 +11,8 @@
 #   make mutation-check  break each accounting family on purpose: make test must fail
 #   make build-check  x86_64_defconfig +/- profiling: no new warnings vs stock
 #   make arch-check   arm64 16K/64K pages, i386 (PAE and not), clang: build, KUnit, kselftests
-#   make distro-check Debian's cloud-amd64 and amd64 configs: build, compare, boot
+#   make distro-check Debian's configs in hour-sized pieces: CONFIG=cloud-amd64|amd64|
+#                  cloud-arm64|arm64 STEP=scan|shard|all SHARD=k/N; alone: the table
 #   make bench     instruction counts vs stock 6.1, peers and upstream 6.12 (QEMU icount)
 #   make bench-trace  the instructions of one allocation/free pair, per function
 #   make deb       Debian packages: allocinfo (tool, man page, node_exporter timer)
@@ -34,7 +35,7 @@ override APPEND := $(value APPEND)
 
 # Passed to the scripts through the environment (empty = default).
 export BUILD CONFIG CONFIGS CMD APPEND OVERLAY SMP MEM TIMEOUT ICOUNT TCG_THREAD PREBUILD CCACHE BOOT_TESTS BISECT_FROM BISECT_UNLOAD BISECT_PREFIXES BISECT_CONFIG BISECT_FORCE \
-	HOST_TESTS SUITE BENCH_ROWS DISTRO_FLAVOURS DISTRO_VARIANTS DISTRO_BOOT DEB_FLAVOUR DEBIAN_KERNEL DEBIAN_FRESH ARCH_CHECK_CONFIGS TRACE_SKIP TRACE_TAG
+	HOST_TESTS SUITE BENCH_ROWS STEP SHARD SHARD_DIRS DISTRO_FORCE DEB_FLAVOUR DEBIAN_KERNEL DEBIAN_FRESH ARCH_CHECK_CONFIGS TRACE_SKIP TRACE_TAG
 
 S := $(CURDIR)/scripts
 
@@ -45,7 +46,7 @@ S := $(CURDIR)/scripts
 all: help
 
 help:
-	@sed -n '3,20p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
+	@sed -n '3,21p' $(firstword $(MAKEFILE_LIST)) | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh all
@@ -95,8 +96,10 @@ build-check:
 arch-check:
 	@$(S)/arch-check.sh
 
+# CONFIG= names a Debian flavour here; not given (the default above), the
+# table of every flavour.
 distro-check:
-	@$(S)/distro-check.sh
+	@DISTRO_CONFIG='$(if $(filter file,$(origin CONFIG)),,$(CONFIG))' $(S)/distro-check.sh
 
 DEB ?= all
 deb:

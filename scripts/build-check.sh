@@ -14,31 +14,16 @@
 # Too slow for CI (about 15 minutes of both cores per build cold). The
 # result is in $BUILD/build-check/result.md; logs in $BUILD/logs/.
 # BUILD_CHECK_VARIANTS="on off" rebuilds only those and compares them with
-# the stock warnings of an earlier run.
-#
-# DISTRO=cloud-amd64|amd64 (scripts/distro-check.sh): Debian's own config
-# of that flavour (package linux-config-6.1) instead of x86_64_defconfig,
-# debug info off, module signing with a throwaway key; "on" adds
-# configs/distro-on.config. Results in $BUILD/distro/FLAVOUR/. A build is
-# resumable: interrupted, it goes on where it stopped the next time (the
-# log of the interrupted part is kept); finished for the same commit and
-# config, it is not redone.
+# the stock warnings of an earlier run. A build is resumable: interrupted,
+# it goes on where it stopped the next time (the log of the interrupted
+# part is kept); finished for the same commit and config, it is not
+# redone. (Debian's configs: make distro-check, scripts/distro-check.sh.)
 . "$(dirname "$0")/lib.sh"
 
-DISTRO=${DISTRO:-}
-if [[ -n $DISTRO ]]; then
-	BC=$BUILD/distro/$DISTRO
-	ON_FRAG=$TOP/configs/distro-on.config
-	DEBIAN_CONFIG=/usr/src/linux-config-6.1/config.amd64_none_$DISTRO.xz
-	[[ -f $DEBIAN_CONFIG ]] || die "no Debian config $DEBIAN_CONFIG (package linux-config-6.1; flavours: cloud-amd64 amd64)"
-	WHAT="Debian's $DISTRO config"
-	LOGPFX=distro-$DISTRO
-else
-	BC=$BUILD/build-check
-	ON_FRAG=$TOP/configs/build-check-on.config
-	WHAT=x86_64_defconfig
-	LOGPFX=build-check
-fi
+BC=$BUILD/build-check
+ON_FRAG=$TOP/configs/build-check-on.config
+WHAT=x86_64_defconfig
+LOGPFX=build-check
 WT=$BC/src
 VARIANTS=${BUILD_CHECK_VARIANTS:-stock on off}
 
@@ -60,18 +45,9 @@ checkout() {
 	fi
 }
 
-debian_config() {
-	debian_user_config "$WT" "$DEBIAN_CONFIG" "$OUT/.config"
-	kmake -s olddefconfig
-}
-
 configure() {
 	local variant=$1
-	if [[ -n $DISTRO ]]; then
-		debian_config
-	else
-		kmake -s x86_64_defconfig
-	fi
+	kmake -s x86_64_defconfig
 	case $variant in
 	on)
 		(cd "$OUT" && "$WT/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
@@ -115,7 +91,7 @@ build_variant() {
 	esac
 	OUT=$BC/out-$variant
 	log=$LOGS/$LOGPFX-$variant.log
-	key="$rev $(cat "$ON_FRAG" ${DEBIAN_CONFIG:+"$DEBIAN_CONFIG"} | md5sum | cut -c1-12)"
+	key="$rev $(md5sum <"$ON_FRAG" | cut -c1-12)"
 	mkdir -p "$OUT"
 	if [[ -f $state && $(cat "$state") == "done $key" && -f $BC/warnings-$variant.txt ]]; then
 		say "$LOGPFX: $variant already built for $(git -C "$TREE" rev-parse --short "$rev") (remove $(show_path "$state") to redo)"
@@ -155,7 +131,7 @@ main() {
 		build_variant "$v"
 	done
 	{
-		echo "# make ${DISTRO:+distro-check: }build-check ($(date -u +%Y-%m-%d), $(git -C "$TREE" describe --always HEAD))"
+		echo "# make build-check ($(date -u +%Y-%m-%d), $(git -C "$TREE" describe --always HEAD))"
 		echo
 		echo "$WHAT, gcc $(gcc -dumpfullversion), bzImage + modules."
 		echo

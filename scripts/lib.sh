@@ -85,7 +85,8 @@ show_log_tail() {
 # heartbeat every HEARTBEAT seconds (default 30) and an end line with the
 # elapsed time. On failure prints the tail of the log and exits the script
 # (never call it as "run_logged ... || x": bash would then ignore set -e
-# inside COMMAND).
+# inside COMMAND). HEARTBEAT_INFO may name a function whose output (one
+# line, e.g. "812/2226 objects") is added to each heartbeat.
 run_logged() {
 	local desc=$1 log=$2
 	shift 2
@@ -100,7 +101,7 @@ run_logged() {
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
 		if ((SECONDS >= next)) && kill -0 "$pid" 2>/dev/null; then
-			say "  ... still $desc: $(fmt_secs $((SECONDS - start))), log has $(wc -l <"$log") lines"
+			say "  ... still $desc: $(fmt_secs $((SECONDS - start))), log has $(wc -l <"$log") lines${HEARTBEAT_INFO:+, $("$HEARTBEAT_INFO" 2>/dev/null || true)}"
 			next=$((SECONDS + beat))
 		fi
 	done

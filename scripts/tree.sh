@@ -9,6 +9,10 @@
 #   tree.sh export        make export: write base..HEAD to patches/
 #   tree.sh export-check  exit 1 with a one-line reason when the tree holds
 #                         commits or changes that patches/ lacks
+#   tree.sh matches       exit 0 when base..HEAD exports to exactly
+#                         patches/ (content and order), 1 otherwise;
+#                         uncommitted changes are not looked at (make
+#                         distro-check builds HEAD in a worktree of its own)
 . "$(dirname "$0")/lib.sh"
 
 TREELOG=$LOGS/tree.log
@@ -388,5 +392,6 @@ sync) update_tree sync ;;
 ensure) update_tree ensure ;;
 export) do_export ;;
 export-check) do_export_check ;;
-*) die "usage: $0 sync|ensure|export|export-check" ;;
+matches) tree_exists && compare_tree && ((MATCHES)) ;;
+*) die "usage: $0 sync|ensure|export|export-check|matches" ;;
 esac
