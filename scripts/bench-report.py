@@ -71,7 +71,34 @@ def parse(path):
                     int(f[2]))
             elif f[0] == "BENCH-READ" and len(f) >= 3:
                 d.setdefault("read", {})[f[1]] = f[2:]
+            elif f[0] == "BENCH-BPF" and len(f) >= 2:
+                parse_bpf(d.setdefault("bpf", {"maps": {}, "top": []}), f)
+            elif f[0] == "BENCH-BPF-MEMCG" and len(f) >= 3:
+                d.setdefault("bpf", {"maps": {}, "top": []})["memcg"] = \
+                    [int(x) if x.isdigit() else None for x in f[1:3]]
     return d
+
+
+def parse_bpf(b, f):
+    """One BENCH-BPF line of bench/bpf/allocbpf.c into b."""
+    what = f[1]
+
+    def pairs(words):
+        # "k v k v ..." -> dict of ints where they are ints
+        out = {}
+        for k, v in zip(words[0::2], words[1::2]):
+            out[k] = int(v) if v.lstrip("-").isdigit() else v
+        return out
+    if what == "mode" and len(f) >= 3:
+        b["mode"] = f[2]
+    elif what == "map" and len(f) >= 3:
+        b["maps"][f[2]] = pairs(f[3:])
+    elif what in ("map_bytes", "drops", "live"):
+        b.setdefault(what, {}).update(pairs(f[1:] if what == "map_bytes"
+                                            else f[2:]))
+    elif what == "top" and len(f) >= 3:
+        t = dict(x.split("=", 1) for x in f[3:] if "=" in x)
+        b["top"].append(t)
 
 
 def base_of(row):
@@ -138,6 +165,110 @@ def workload_tables(table, wrows, work):
                  f"{100 * spread(w[k]):.1f}%)" if k in w else "-"
                  for k, _ in WORKLOADS]
         out.append(f"| {table[r]['label']} | " + " | ".join(cells) + " |")
+    return out
+
+
+BPF_CASES = [("kmalloc-8-240", "kmalloc"), ("kmem_cache-64", "kmem_cache"),
+             ("page-order0", "page order 0"), ("page-order2", "order 2")]
+# The bench module's own allocation sites, and the wrappers it calls.
+BPF_BENCH_SYMS = ("[alloc_tag_bench]", "bitmap_alloc", "page-order-")
+
+
+def short_frame(sym):
+    """bench_page+0x2e/0x70[alloc_tag_bench] -> bench_page+0x2e [alloc_tag_bench]"""
+    name, _, mod = sym.partition("[")
+    name = name.split("/")[0]
+    return f"{name} [{mod.rstrip(']')}]" if mod else name
+
+
+def bpf_section(table, rows, brows, data):
+    """The BPF peer: cost over the same kernel with nothing attached, the
+    memory of its maps, what it dropped and what it attributed."""
+    base = "peers-off" if "peers-off" in rows and data.get("peers-off") \
+        else None
+    stock = data.get("stock")
+    out = ["", "## BPF peer", "",
+           "bench/bpf/allocbpf.c: BPF programs on the kmem tracepoints "
+           "(kmalloc, kmem_cache_alloc, kfree, kmem_cache_free, "
+           "mm_page_alloc, mm_page_free) keep a hash map from each live "
+           "object (pointer or pfn) to its site and size and per-site sums "
+           "of bytes and calls, decremented on free, as a user can on a "
+           "stock 6.1 kernel (bench-peers: BPF_SYSCALL, BPF_JIT, "
+           "BPF_EVENTS; no BTF). Sites: the tracepoint's call_site (pages "
+           "have none: summed per order), or the kernel call chain "
+           "(bpf_get_stackid, a stack map of 32 frames). Instructions per "
+           "pair, over the same kernel with nothing attached (peers-off) "
+           "and in brackets the ratio against stock 6.1. Map memory: the "
+           "kernel's memlock figure of the maps (fdinfo); memcg: the "
+           "kernel memory charged to the loader's memcg (maps, programs). "
+           "Objects: entries of the object map at the end / its size; "
+           "dropped: allocations not tracked because a map was full "
+           "(objects, sites) or a stack could not be stored.", ""]
+    out.append("| row | " + " | ".join(f"{c[1]} (+ over peers-off)"
+                                       for c in BPF_CASES) +
+               " | map memory (memlock) | memcg kernel | objects | sites "
+               "| dropped (objects, sites, stacks) |")
+    out.append("|---|" + "---|" * (len(BPF_CASES) + 5))
+    for r in brows:
+        d, b = data[r], data[r]["bpf"]
+        cells = []
+        for c, _ in BPF_CASES:
+            v = d["results"].get(c)
+            if v is None:
+                cells.append("-")
+                continue
+            cell = f"{v:,.0f}"
+            if base and c in data[base]["results"]:
+                cell += f" (+{v - data[base]['results'][c]:,.0f})"
+            if stock and stock["results"].get(c):
+                cell += f" [{v / stock['results'][c]:.2f}x]"
+            cells.append(cell)
+        mb = b.get("map_bytes", {})
+        memcg = b.get("memcg") or [None, None]
+        objs, sites = b["maps"].get("objs", {}), b["maps"].get("sites", {})
+        dr = b.get("drops", {})
+        cells += [
+            fmt_kib(mb.get("map_bytes")),
+            fmt_kib(memcg[0]) if memcg[0] is not None else "-",
+            f"{fmt_int(objs.get('entries', 0))} / "
+            f"{fmt_int(objs.get('max', 0))}" if objs else "-",
+            f"{fmt_int(sites.get('entries', 0))} / "
+            f"{fmt_int(sites.get('max', 0))}" if sites else "-",
+            f"{dr.get('obj_full', '-')}, {dr.get('site_full', '-')}, "
+            f"{dr.get('stack_fail', '-')}" if dr else "-"]
+        out.append(f"| {table[r]['label']} | " + " | ".join(cells) + " |")
+    out += ["", "What each row attributed the bench's allocations to: its "
+            "sites with the most allocations during the run (calls, "
+            "/proc/kallsyms of the guest; by call chain: the frames from "
+            "the allocator down to the first frame of the bench module).",
+            ""]
+    for r in brows:
+        b = data[r]["bpf"]
+        out.append(f"{table[r]['label']} ({b.get('mode', '?')}):")
+        out.append("")
+        out.append("| calls | site |")
+        out.append("|---|---|")
+        shown = {}  # call chains that differ below the bench's frame: one line
+        for t in b["top"]:
+            if "stack" in t:
+                frames = t["stack"].split(";")
+                keep = []
+                for fr in frames:
+                    keep.append(short_frame(fr))
+                    if "[alloc_tag_bench]" in fr:
+                        break
+                if not any("[alloc_tag_bench]" in fr for fr in frames):
+                    keep = keep[:6] + (["..."] if len(frames) > 6 else [])
+                site = " < ".join(keep)
+            else:
+                site = short_frame(t.get("site", "?"))
+            n, chains = shown.get(site, (0, 0))
+            shown[site] = (n + int(t.get("calls", 0)), chains + 1)
+        for site, (n, chains) in sorted(shown.items(),
+                                        key=lambda x: -x[1][0]):
+            more = f" ({chains} call chains)" if chains > 1 else ""
+            out.append(f"| {fmt_int(n)} | {site}{more} |")
+        out.append("")
     return out
 
 
@@ -260,6 +391,9 @@ def main():
                 fmt_kib(used4) if used4 is not None else "-",
                 fmt_kib(tags * TAG_COUNTER_BYTES) if tags else "-",
                 vml, fmt_int(tags) if tags else "-"]) + " |")
+    brows = [r for r in rows if data.get(r) and "bpf" in data[r]]
+    if brows:
+        out.extend(bpf_section(table, rows, brows, data))
     work = {r: parse(os.path.join(bench, "rows", f"{r}-work-1G.txt"))
             for r in rows}
     wrows = [r for r in rows if work[r] and "work" in work[r]]

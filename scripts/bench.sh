@@ -17,7 +17,9 @@
 #   bench-off     the series, profiling compiled out
 #   bench-on      the series, profiling compiled in
 #   bench-dflt-off  the same, off by default (ENABLED_BY_DEFAULT=n)
-#   bench-peers   stock 6.1 with page_owner, kmemleak and hist triggers
+#   bench-peers   stock 6.1 with page_owner, kmemleak, hist triggers and
+#                 BPF on trace events (bench/bpf/: live per-site sums kept
+#                 by BPF programs on the kmem tracepoints)
 #   bench-up      upstream 6.12 (linux-source-6.12), no profiling
 #   bench-up-on   upstream 6.12 with its profiling
 #   bench-deb-*   the same kernels with Debian's page->flags layout
@@ -55,6 +57,9 @@ page_owner|bench-peers|page_owner=on||page_owner=on
 slub_debug|bench-stock|slub_debug=U||slub_debug=U
 ftrace|bench-peers||ftrace|ftrace hist triggers on kmem events
 kmemleak|bench-peers|kmemleak=on||kmemleak=on
+bpf|bench-peers||bpf|BPF on the kmem events, by call_site
+bpf-stack|bench-peers||bpf-stack|BPF on the kmem events, by call chain
+bpf-full|bench-peers||bpf-full|BPF on the kmem events, by call_site, object map full
 up-stock|bench-up|||upstream 6.12, no profiling
 up-disabled|bench-up-on|sysctl.vm.mem_profiling=0||upstream 6.12, compiled in, disabled
 up-never|bench-up-on|sysctl.vm.mem_profiling=never||upstream 6.12, never
@@ -169,7 +174,9 @@ build_module() {
 # The guest programs of the bench, into $BENCH/bin: bench/readbench.c,
 # static, against the series' user API headers (it needs
 # <linux/alloc_tag.h>; on kernels without it, it reports an error),
-# bench/workloads.c, static, and Debian's hackbench with the shared
+# bench/workloads.c, static, the BPF peer (bench/bpf/: the BPF object,
+# clang -target bpf, and its loader, static against Debian's libbpf.a,
+# libelf.a and libz.a) and Debian's hackbench with the shared
 # libraries it loads (at the paths ldd gives).
 build_programs() {
 	local lib
@@ -179,6 +186,10 @@ build_programs() {
 	gcc -static -O2 -Wall -I"$BENCH/headers/usr/include" \
 		-o "$BENCH/bin/opt/bench/readbench" "$TOP/bench/readbench.c"
 	gcc -static -O2 -Wall -o "$BENCH/bin/opt/bench/workloads" "$TOP/bench/workloads.c"
+	clang -target bpf -O2 -g -Wall -I"/usr/include/$(gcc -print-multiarch)" \
+		-c -o "$BENCH/bin/opt/bench/allocbpf.bpf.o" "$TOP/bench/bpf/allocbpf.bpf.c"
+	gcc -static -O2 -Wall -o "$BENCH/bin/opt/bench/allocbpf" "$TOP/bench/bpf/allocbpf.c" \
+		-lbpf -lelf -lz
 	cp "$HACKBENCH" "$BENCH/bin/opt/bench/hackbench"
 	for lib in $(ldd "$HACKBENCH" | grep -o '/[^ ]*'); do
 		mkdir -p "$BENCH/bin$(dirname "$lib")"
@@ -191,6 +202,21 @@ ensure_hackbench() {
 	say "installing rt-tests (hackbench, a workload of the bench)"
 	as_root apt-get install -y -q rt-tests >>"$LOGS/bench-deps.log" 2>&1 ||
 		die "cannot install rt-tests (log: $(show_path "$LOGS/bench-deps.log"))"
+}
+
+# The BPF peer rows: clang for the BPF object, libbpf.a (libbpf-dev) for
+# the loader (scripts/deps.sh lists libbpf-dev; clang only make bench and
+# arch-check need).
+ensure_bpf_tools() {
+	local missing=() p
+	for p in clang libbpf-dev zlib1g-dev libelf-dev; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	((${#missing[@]} == 0)) && return 0
+	say "installing ${missing[*]} (the BPF peer rows of the bench)"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		"${missing[@]}" >>"$LOGS/bench-deps.log" 2>&1 ||
+		die "cannot install ${missing[*]} (log: $(show_path "$LOGS/bench-deps.log"))"
 }
 
 build_kernel() {
@@ -296,7 +322,8 @@ main() {
 		esac
 	done
 	ensure_hackbench
-	run_logged "guest programs (readbench, workloads, hackbench)" "$LOGS/bench-programs.log" build_programs
+	ensure_bpf_tools
+	run_logged "guest programs (readbench, workloads, allocbpf, hackbench)" "$LOGS/bench-programs.log" build_programs
 	for k in "${kernels[@]}"; do
 		build_kernel "$k"
 	done

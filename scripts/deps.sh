@@ -16,7 +16,11 @@
 # e2fsprogs, util-linux: the guests' scratch ext4 and swap disks;
 # linux-config-6.1, lz4, openssl: Debian's own configs, for make
 # distro-check: LZ4-compressed bzImage, module signing key; rt-tests:
-# hackbench, a workload of make bench;
+# hackbench, a workload of make bench; libbpf-dev, zlib1g-dev (with
+# libelf-dev): the BPF peer rows of make bench, whose loader links
+# statically against libbpf.a, libelf.a and libz.a (its BPF object needs
+# clang, which scripts/bench.sh installs when missing, as arch-check.sh
+# does: no make test needs it);
 # gcc-i686-linux-gnu, libc6-dev-i386-cross: the 32-bit build of the ioctl
 # kselftest, a compat caller (not gcc-multilib: Debian 12's conflicts with
 # the cross compilers); gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
@@ -28,6 +32,7 @@ PACKAGES=(
 	bc cpio kmod rsync python3 gcc libc6-dev make perl dwarves git xz-utils
 	python3-ply python3-git prometheus python3-sphinx python3-sphinx-rtd-theme
 	e2fsprogs util-linux linux-config-6.1 lz4 openssl rt-tests
+	libbpf-dev zlib1g-dev
 	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-aarch64-linux-gnu
 	libc6-dev-arm64-cross qemu-system-arm gcc-arm-linux-gnueabihf
 	libc6-dev-armhf-cross

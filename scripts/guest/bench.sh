@@ -11,6 +11,10 @@
 #   BENCH-READ <what> <ns> ...   reads of the profile (BENCH_MODE=read,
 #                                bench/readbench.c)
 #   BENCH-WORK <workload> <ns>   one run of a real workload (BENCH_MODE=work)
+#   BENCH-BPF <what> ...         the BPF peer's loader (bench/bpf/allocbpf.c):
+#                                maps, drops, top sites (BENCH_SETUP=bpf*)
+#   BENCH-BPF-MEMCG <kernel> <current>  the memory of the loader's memcg
+#                                (its maps and programs), bytes
 #   BENCH-ERROR <text>           something went wrong
 # Under QEMU -icount shift=0 a nanosecond is one instruction.
 
@@ -41,6 +45,42 @@ ftrace)
 	echo 'hist:keys=stacktrace:vals=hitcount' \
 		>$t/events/kmem/mm_page_alloc/trigger ||
 		echo "BENCH-ERROR cannot set the mm_page_alloc hist trigger"
+	;;
+bpf | bpf-stack | bpf-full)
+	# "Why not BPF?": bench/bpf/allocbpf.c, live per-site sums kept by BPF
+	# programs on the kmem tracepoints, attributed by call_site (bpf) or
+	# by call chain (bpf-stack); bpf-full: by call_site with an object map
+	# of 64 entries, full before the bench starts (what happens when the
+	# map fills up). It runs in a memcg of its own, which its maps are
+	# charged to (their memory), and stays attached while the bench
+	# module runs; afterwards it prints what it holds.
+	case $BENCH_SETUP in
+	bpf) bpf_args="-m call_site" ;;
+	bpf-stack) bpf_args="-m stack" ;;
+	bpf-full) bpf_args="-m call_site -n 64" ;;
+	esac
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p /sys/fs/cgroup/allocbpf
+	rm -f /tmp/allocbpf.ready
+	sh -c 'echo $$ >/sys/fs/cgroup/allocbpf/cgroup.procs && exec "$@"' allocbpf \
+		/opt/bench/allocbpf $bpf_args -r /tmp/allocbpf.ready \
+		>/tmp/allocbpf.out 2>/tmp/allocbpf.err &
+	bpf_pid=$!
+	i=0
+	while [ ! -e /tmp/allocbpf.ready ] && kill -0 $bpf_pid 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	if [ -e /tmp/allocbpf.ready ]; then
+		cat /tmp/allocbpf.out
+		echo "BENCH-BPF-MEMCG $(awk '$1 == "kernel" { print $2 }' /sys/fs/cgroup/allocbpf/memory.stat) $(cat /sys/fs/cgroup/allocbpf/memory.current)"
+	else
+		echo "BENCH-ERROR the BPF loader did not attach"
+		sed 's/^BENCH-BPF error/BENCH-ERROR allocbpf:/' /tmp/allocbpf.out
+		sed 's/^/allocbpf: /' /tmp/allocbpf.err
+		exit 1
+	fi
 	;;
 capture | capture-other)
 	# Context capture: bitmap_alloc()'s site (the bench's bitmap-64 case),
@@ -174,4 +214,17 @@ esac
 if [ "${BENCH_SETUP:-none}" = ftrace ]; then
 	echo "BENCH-FTRACE-ENTRIES $(grep -c '^{' /sys/kernel/tracing/events/kmem/kmalloc/hist)"
 fi
+case ${BENCH_SETUP:-none} in
+bpf*)
+	# The module stays loaded: the loader resolves its call sites with
+	# /proc/kallsyms.
+	kill -TERM $bpf_pid
+	wait $bpf_pid || echo "BENCH-ERROR the BPF loader failed"
+	sed -e '/^BENCH-BPF attached/d' -e 's/^BENCH-BPF error/BENCH-ERROR allocbpf:/' \
+		/tmp/allocbpf.out
+	grep -q '^BENCH-BPF done' /tmp/allocbpf.out ||
+		echo "BENCH-ERROR the BPF loader printed no results"
+	sed 's/^/allocbpf: /' /tmp/allocbpf.err
+	;;
+esac
 exit 0
