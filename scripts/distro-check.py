@@ -9,6 +9,7 @@ usage:
   distro-check.py new SERIES_DIAG STOCK_DIAG
   distro-check.py targets TREE PLAN_TSV DOTCONFIG ARCH SCAN_TSV
   distro-check.py table RESULTS_DIR VERSION FLAVOUR N [FLAVOUR N]...
+  distro-check.py filter-tags OUT TAGSIZE FILTER [KO...]
 
 plan: read the output of "make -n -k <image> modules" run in a configured
   and prepared O= directory where nothing else was built yet (so make
@@ -47,6 +48,16 @@ targets: for each file of SCAN_TSV (wrapped-scan.py's output), whether
 
 table: the results of RESULTS_DIR/FLAVOUR/*.txt as a markdown table,
   marking those of another series version than VERSION as stale.
+
+filter-tags: what CONFIG_MEM_ALLOC_PROFILING_FILTER=FILTER (path
+  prefixes, space separated) would leave of the tags of this build: of
+  vmlinux (the objects of OUT/vmlinux.a) or of the modules KO (the
+  objects of their .mod files).  A translation unit under a prefix keeps
+  one tag, the file's, if it had any (every allocation of the unit goes
+  through it, per-CPU ones included); the others keep theirs, and so do
+  the units whose Makefile says ALLOC_TAG_PER_LINE[_obj.o] := y.  Exact,
+  not a model: Kbuild decides per unit, from its path and Makefile, as
+  this does.  Prints "TAGS FILE_TAGS BEFORE".
 """
 import collections
 import glob
@@ -503,6 +514,60 @@ def cmd_table(results, version, pairs):
         print(n)
 
 
+def section_entries(path, name, size):
+    """Entries of SIZE bytes in the ELF section NAME of PATH (0 without)."""
+    import subprocess
+    r = subprocess.run(['readelf', '-S', '-W', path], capture_output=True, text=True)
+    for line in r.stdout.splitlines():
+        f = line.replace('[ ', '[').split()
+        if name in f[1:3]:
+            return int(f[f.index(name) + 4], 16) // size
+    return 0
+
+
+def cmd_filter_tags(out, tagsize, filt, kos):
+    prefixes = filt.split()
+    objs = []
+    if not kos:
+        import subprocess
+        r = subprocess.run(['ar', 't', os.path.join(out, 'vmlinux.a')], capture_output=True,
+                           text=True, check=True)
+        for o in r.stdout.split():
+            objs.append(os.path.relpath(o, out) if os.path.isabs(o) or os.path.exists(o) else o)
+    else:
+        for ko in kos:
+            with open(os.path.join(out, ko[:-3] + '.mod')) as f:
+                objs.extend(f.read().split())
+    src = os.path.realpath(os.path.join(out, 'source'))
+    makefiles = {}
+
+    def per_line(obj):
+        """The Makefile's word for OBJ (y, n) before the filter's, or None."""
+        d, stem = os.path.dirname(obj), os.path.basename(obj)
+        if d not in makefiles:
+            try:
+                with open(os.path.join(src, d, 'Makefile')) as f:
+                    makefiles[d] = f.read()
+            except OSError:
+                makefiles[d] = ''
+        for var in (f'ALLOC_TAG_PER_LINE_{re.escape(stem)}', 'ALLOC_TAG_PER_LINE'):
+            m = re.search(rf'^{var}\s*:?=\s*([yn])', makefiles[d], re.M)
+            if m:
+                return m.group(1)
+        return None
+
+    after = files = before = 0
+    for o in objs:
+        n = section_entries(os.path.join(out, o), 'alloc_tags', int(tagsize))
+        before += n
+        word = per_line(o)
+        if word == 'n' or (word is None and any(o.startswith(p) for p in prefixes)):
+            files += 1 if n else 0
+        else:
+            after += n
+    print(after + files, files, before)
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
@@ -520,6 +585,8 @@ def main(argv):
             cmd_new(*a)
         elif cmd == 'targets' and len(a) == 5:
             cmd_targets(*a)
+        elif cmd == 'filter-tags' and len(a) >= 3:
+            cmd_filter_tags(a[0], a[1], a[2], a[3:])
         elif cmd == 'table' and len(a) >= 4 and len(a) % 2 == 0:
             cmd_table(a[0], a[1], list(zip(a[2::2], a[3::2])))
         else:

@@ -66,7 +66,11 @@
 #   (__start_alloc_tags..__stop_alloc_tags of System.map) or of each .ko
 #   (its alloc_tags section), divided by sizeof(struct alloc_tag) as a
 #   probe module built against the tree reads it; the free page->flags
-#   bits (scripts/page-flags-bits.sh).  vmlinux's size against stock is
+#   bits (scripts/page-flags-bits.sh); and what a build-time filter
+#   (CONFIG_MEM_ALLOC_PROFILING_FILTER set to FILTER_MEASURE, default
+#   "drivers/ sound/ net/") would leave of those tags, counted exactly
+#   from the shard's objects (one tag for each filtered translation unit
+#   that has any).  vmlinux's size against stock is
 #   not measured: stock's vmlinux would be a second shard-sized build.
 #   A shard fails on an error, a new warning, a missing .ko or a series
 #   symbol vmlinux does not export.
@@ -110,6 +114,7 @@ FLAVOUR=${DISTRO_CONFIG-${CONFIG:-}}
 STEP=${STEP:-}
 SHARD=${SHARD:-}
 SHARD_DIRS=${SHARD_DIRS:-}
+FILTER_MEASURE=${FILTER_MEASURE:-drivers/ sound/ net/}
 
 default_n() {
 	case $1 in
@@ -517,6 +522,20 @@ step_scan() {
 	[[ $verdict == passed ]]
 }
 
+# filter_tags OUT TAGSIZE [KO...]: what CONFIG_MEM_ALLOC_PROFILING_FILTER
+# set to $FILTER_MEASURE would leave of the tags of vmlinux (no KO) or of
+# the modules KO, from the objects of this build (distro-check.py
+# filter-tags: exact, Kbuild decides per translation unit): "N with
+# FILTER (F of them a file's tag; B without)".
+filter_tags() {
+	local out=$1 tagsize=$2 r
+	shift 2
+	r=$(python3 "$TOP/scripts/distro-check.py" filter-tags "$out" "$tagsize" "$FILTER_MEASURE" "$@") ||
+		{ echo "not measured"; return 0; }
+	set -- $r
+	echo "$1 with \"$FILTER_MEASURE\" ($2 of them a file's tag; $3 without)"
+}
+
 # measure_vmlinux OUT TAGSIZE PREFIX: three lines, the tags of vmlinux,
 # its size, the series' symbols it exports (listed in PREFIX-exports.txt).
 measure_vmlinux() {
@@ -709,7 +728,7 @@ PY
 	local stime=$((SECONDS - sstart))
 
 	# Measures.
-	local out=$FD/out-on tagsize bits tags=- msize=- exports=- needs=- missing=0 unresolved=0
+	local out=$FD/out-on tagsize bits tags=- msize=- exports=- needs=- missing=0 unresolved=0 filtered=-
 	local -a m
 	tagsize=$(alloc_tag_size "$out")
 	bits=$("$TOP/scripts/page-flags-bits.sh" "$out" 2>/dev/null || echo "not measured")
@@ -719,10 +738,12 @@ PY
 	if ((K == 1)) && [[ -z $SHARD_DIRS ]]; then
 		mapfile -t m < <(measure_vmlinux "$out" "$tagsize" "$FD/$name")
 		tags=${m[0]} msize=${m[1]} exports=${m[2]}
+		[[ -z $tagsize ]] || filtered=$(filter_tags "$out" "$tagsize")
 	fi
 	if ((${#kos[@]})); then
 		mapfile -t m < <(measure_modules "$out" "$tagsize" "$FD/$name" "${kos[@]}")
 		tags=${m[0]} missing=${m[1]}
+		((missing > 0)) || [[ -z $tagsize ]] || filtered=$(filter_tags "$out" "$tagsize" "${kos[@]}")
 		# What vmlinux exports: built in this output directory (shard 1
 		# ran here: modpost had vmlinux.o too), or in shard 1's current
 		# result.
@@ -764,6 +785,7 @@ PY
 		new-warnings "$nnew" \
 		off "${#offobjs[@]} changed files covered: ${#offbuilt[@]} compiled with profiling compiled out, ${#offnot[@]} not built without it; $oerr errors" \
 		tags "$tags" \
+		tags-filtered "$filtered" \
 		vmlinux-size "$msize" \
 		page-flags "$bits" \
 		exports "$exports" \
