@@ -52,6 +52,7 @@ capture|bench-on||capture|enabled, the site of bitmap_alloc captured (bitmap_all
 pageext|bench-on|sysctl.vm.mem_profiling=1,page_ext||enabled, page_ext references
 compressed|bench-on|sysctl.vm.mem_profiling=1,compressed||enabled, compressed references
 noslab|bench-on|sysctl.vm.mem_profiling=1,noslab||enabled, the slab family left out
+per-node|bench-on|sysctl.vm.mem_profiling_per_node=1||enabled, per-node counting on
 peers-off|bench-peers|||peers compiled in, all off
 page_owner|bench-peers|page_owner=on||page_owner=on
 slub_debug|bench-stock|slub_debug=U||slub_debug=U
